@@ -1,0 +1,110 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import type { Bus } from '../lib/bus/bus.js';
+import { MemoryBus } from '../lib/bus/memory-bus.js';
+import { NatsBus } from '../lib/bus/nats-bus.js';
+import type { Config } from '../lib/config.js';
+import { createLogger, type Logger } from '../lib/log.js';
+import { createRegistry } from '../lib/metrics.js';
+import type { EngineName } from '../lib/protocol/index.js';
+import { bootstrapIfEmpty } from '../lib/store/accounts.js';
+import type { Db } from '../lib/store/db.js';
+import { openStore } from '../lib/store/open.js';
+import { packageVersion } from '../lib/version.js';
+import { startGateway } from '../gateway/main.js';
+import { startWorkers } from '../worker/main.js';
+import { MICRO_PER_CREDIT } from '../lib/protocol/index.js';
+
+export type Role = { gateway: boolean; engines: EngineName[] };
+
+/**
+ * Starts the gateway and/or engine workers in this process and stops them on SIGTERM/SIGINT:
+ * stop taking work, finish what is held within SHUTDOWN_GRACE_MS, leave the membership, exit.
+ */
+export async function serve(config: Config, role: Role, name: string): Promise<void> {
+  const logger = createLogger(name, config.LOG_LEVEL);
+  const registry = createRegistry(name);
+  const version = packageVersion();
+  const bus: Bus = config.NATS_URL ? await NatsBus.connect(config.NATS_URL, name) : new MemoryBus();
+  let db: Db | null = null;
+  const stops: Array<(graceMs: number) => Promise<void>> = [];
+  try {
+    if (role.engines.length > 0) {
+      const workers = await startWorkers({ config, bus, logger, registry, version }, role.engines);
+      stops.push((grace) => workers.stop(grace));
+      logger.info({ engines: role.engines, transport: bus.transport }, 'workers started');
+      if (!role.gateway) {
+        const server = await serveMetrics(registry, config.HOST, config.METRICS_PORT);
+        stops.push(async () => void server.close());
+        logger.info({ port: (server.address() as AddressInfo).port }, 'metrics listening');
+      }
+    }
+    if (role.gateway) {
+      db = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+      await bootstrap(db, config, logger);
+      const gateway = await startGateway({ config, db, bus, logger, registry, version });
+      stops.unshift((grace) => gateway.stop(grace));
+      process.stderr.write(`Trawler ${version} serving on ${gateway.url} (store: ${db.kind}, bus: ${bus.transport})\n`);
+    }
+  } catch (error) {
+    await Promise.allSettled(stops.map((stop) => stop(0)));
+    await bus.close();
+    await db?.close();
+    throw error;
+  }
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    for (const stop of stops) await stop(config.SHUTDOWN_GRACE_MS).catch((error: unknown) => logger.error({ err: error }, 'stop failed'));
+    await bus.close().catch(() => undefined);
+    await db?.close().catch(() => undefined);
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+async function bootstrap(db: Db, config: Config, logger: Logger): Promise<void> {
+  const created = await bootstrapIfEmpty(
+    db,
+    {
+      monthlyCreditsMicro: config.DEFAULT_MONTHLY_CREDITS * MICRO_PER_CREDIT,
+      rateLimitPerSecond: config.DEFAULT_RATE_LIMIT_PER_SECOND,
+      concurrencyLimit: config.DEFAULT_CONCURRENCY_LIMIT,
+    },
+    config.TRAWLER_BOOTSTRAP_KEY,
+  );
+  if (!created) return;
+  logger.info({ organization_id: created.organization.id, project_id: created.project.id, key_id: created.key.id }, 'bootstrapped an empty store');
+  if (!config.TRAWLER_BOOTSTRAP_KEY) {
+    process.stderr.write(
+      `\nCreated organization ${created.organization.id}, project ${created.project.id} and the live key "Default".\n` +
+        `Its secret is shown this once; store it now:\n\n  ${created.secret}\n\n`,
+    );
+  }
+}
+
+/** A worker process's own /metrics and /healthz for Prometheus and the kubelet. */
+async function serveMetrics(registry: Registry, host: string, port: number): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.url === '/metrics') {
+      registry.metrics().then(
+        (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
+        () => res.writeHead(500).end(),
+      );
+    } else if (req.url === '/healthz') {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"ok"}');
+    } else {
+      res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"status":"not found"}');
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}

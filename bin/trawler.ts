@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../lib/config.js';
+import { ENGINE_NAMES, type EngineName } from '../lib/protocol/index.js';
+import { embeddedEngines, RUNNABLE_ENGINES } from '../worker/engines.js';
+import { runKeysCommand, runOrgsCommand, runMigrate } from './admin.js';
+import { serve } from './serve.js';
+
+const USAGE = `usage: trawler <command>
+
+  all                          gateway and engine workers in one process (the default of npm start)
+  gateway                      the HTTP gateway only (engines join over NATS_URL)
+  worker --engine <name>       one engine pool member (${RUNNABLE_ENGINES.join(', ')}); needs NATS_URL
+  migrate                      apply database migrations and exit
+  keys create --project <id> [--env live|test] [--scopes scrape,batch,...] [--name N] [--expires <date-time>]
+  keys list [--org <id>]
+  keys revoke <key id or displayed prefix>
+  orgs list | orgs suspend <id> | orgs activate <id>
+
+Configuration comes from the environment; see the README's table.`;
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const config = loadConfig(process.env);
+  switch (command) {
+    case 'all':
+      return serve(config, { gateway: true, engines: embeddedEngines(config) }, 'trawler');
+    case 'gateway':
+      return serve(config, { gateway: true, engines: [] }, 'trawler-gateway');
+    case 'worker':
+      return serve(config, { gateway: false, engines: [workerEngine(rest, config)] }, 'trawler-worker');
+    case 'migrate':
+      return runMigrate(config);
+    case 'keys':
+      return runKeysCommand(config, rest);
+    case 'orgs':
+      return runOrgsCommand(config, rest);
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+function workerEngine(args: string[], config: Config): EngineName {
+  const { values } = parseArgs({ args, options: { engine: { type: 'string' } }, strict: true });
+  const engine = values.engine?.toLowerCase();
+  if (!engine || !(ENGINE_NAMES as readonly string[]).includes(engine)) {
+    throw new UsageError(`--engine must be one of ${RUNNABLE_ENGINES.join(', ')}`);
+  }
+  if (!(RUNNABLE_ENGINES as readonly string[]).includes(engine)) throw new UsageError(`engine ${engine} is not deployable in this build`);
+  if (!config.NATS_URL) throw new UsageError('a worker on its own needs NATS_URL (use "trawler all" for one process)');
+  return engine as EngineName;
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError || error instanceof ConfigError) {
+    process.stderr.write(`trawler: ${error.message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`trawler: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,73 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { ServiceError } from '../lib/errors/index.js';
+import type { GatewayContext } from './context.js';
+import { sendProblem, logUnexpected } from './http-errors.js';
+import { authenticate } from './middleware/auth.js';
+import { rateLimit } from './middleware/rate-limit.js';
+import { requestId } from './middleware/request-id.js';
+import { fleetRoutes } from './routes/fleet.js';
+import { healthRoutes } from './routes/health.js';
+import { scrapeRoutes } from './routes/scrape.js';
+
+export const BROWSER_PATH = '/v1/browser';
+
+/** The gateway's HTTP surface. Routes are added in one place; everything else is a problem+json 404. */
+export function createApp(context: GatewayContext, state: { draining: () => boolean }) {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestId(context.logger));
+  app.use(observe(context));
+  app.use(healthRoutes(context, state));
+  app.get('/metrics', async (_req, res) => {
+    res.type(context.registry.contentType).send(await context.registry.metrics());
+  });
+  app.use('/v1', authenticate(context.keys, BROWSER_PATH), rateLimit(context));
+  app.use(scrapeRoutes(context));
+  app.use(fleetRoutes(context));
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    next(new ServiceError('ERR::REQUEST::NOT_FOUND', `No route ${req.method} ${req.path}`));
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    logUnexpected((res.locals.logger as GatewayContext['logger']) ?? context.logger, error);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendProblem(req, res, normaliseExpressError(error), {
+      docsUrl: context.config.DOCS_URL,
+      browserRoute: req.path === BROWSER_PATH,
+    });
+  });
+  return app;
+}
+
+/** Express' own errors (a body parser's, a malformed URI) become catalogue errors. */
+function normaliseExpressError(error: unknown): unknown {
+  if (error instanceof ServiceError) return error;
+  const status = (error as { status?: number } | null)?.status;
+  if (status === 413) return new ServiceError('ERR::REQUEST::PAYLOAD_TOO_LARGE', 'Request body too large');
+  if (status === 400) return new ServiceError('ERR::REQUEST::INVALID', 'Malformed request');
+  return error;
+}
+
+function observe(context: GatewayContext) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = Date.now();
+    res.on('finish', () => {
+      const route = routeLabel(req);
+      context.metrics.requests.inc({ route, method: req.method, status: String(res.statusCode) });
+      context.metrics.duration.observe({ route }, (Date.now() - started) / 1000);
+      const logger = (res.locals.logger as GatewayContext['logger']) ?? context.logger;
+      logger.info({ method: req.method, route, status: res.statusCode, ms: Date.now() - started }, 'request');
+    });
+    next();
+  };
+}
+
+const KNOWN_ROUTES = ['/healthz', '/readyz', '/metrics', '/v1/scrape', '/v1/workers', '/v1/browser'];
+
+function routeLabel(req: Request): string {
+  return KNOWN_ROUTES.includes(req.path) ? req.path : 'other';
+}

@@ -1,0 +1,27 @@
+import type { Registry } from 'prom-client';
+import type { Bus } from '../lib/bus/bus.js';
+import type { Config } from '../lib/config.js';
+import type { EgressPolicy } from '../lib/egress/policy.js';
+import type { Logger } from '../lib/log.js';
+import type { Db } from '../lib/store/db.js';
+import type { KeyResolver } from './auth/key-resolver.js';
+import type { ConcurrencyLimiter } from './limits/concurrency.js';
+import type { RateLimiter } from './limits/rate-limiter.js';
+import type { WorkerDirectory } from './membership.js';
+import type { GatewayMetrics } from './metrics.js';
+
+/** Everything the gateway's routes depend on, built once in main.ts and passed in. */
+export interface GatewayContext {
+  config: Config;
+  db: Db;
+  bus: Bus;
+  directory: WorkerDirectory;
+  logger: Logger;
+  registry: Registry;
+  metrics: GatewayMetrics;
+  keys: KeyResolver;
+  rateLimiter: RateLimiter;
+  concurrency: ConcurrencyLimiter;
+  egressPolicy: EgressPolicy;
+  version: string;
+}

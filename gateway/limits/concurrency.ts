@@ -1,0 +1,35 @@
+import { ServiceError } from '../../lib/errors/index.js';
+
+export interface ConcurrencySlot {
+  limit: number;
+  remaining: number;
+  release(): void;
+}
+
+/** Concurrent requests per organization across its keys; a render holds a slot while it runs. */
+export class ConcurrencyLimiter {
+  private readonly inUse = new Map<string, number>();
+
+  acquire(organizationId: string, limit: number): ConcurrencySlot {
+    const used = this.inUse.get(organizationId) ?? 0;
+    if (used >= limit) {
+      throw new ServiceError('ERR::LIMIT::CONCURRENCY_EXCEEDED', `All ${limit} concurrency slots of the organization are busy`, {
+        retryAfterSeconds: 1,
+        headers: { 'Concurrency-Limit': String(limit), 'Concurrency-Remaining': '0' },
+      });
+    }
+    this.inUse.set(organizationId, used + 1);
+    let released = false;
+    return {
+      limit,
+      remaining: limit - used - 1,
+      release: () => {
+        if (released) return;
+        released = true;
+        const now = (this.inUse.get(organizationId) ?? 1) - 1;
+        if (now <= 0) this.inUse.delete(organizationId);
+        else this.inUse.set(organizationId, now);
+      },
+    };
+  }
+}

@@ -1,0 +1,81 @@
+import { createServer, type Server } from 'node:http';
+import type { Registry } from 'prom-client';
+import type { Bus } from '../lib/bus/bus.js';
+import type { Config } from '../lib/config.js';
+import type { Logger } from '../lib/log.js';
+import type { Db } from '../lib/store/db.js';
+import { releaseStaleReservations } from '../lib/store/credits.js';
+import { createApp } from './app.js';
+import { KeyResolver } from './auth/key-resolver.js';
+import type { GatewayContext } from './context.js';
+import { ConcurrencyLimiter } from './limits/concurrency.js';
+import { RateLimiter } from './limits/rate-limiter.js';
+import { WorkerDirectory } from './membership.js';
+import { createGatewayMetrics } from './metrics.js';
+
+export interface GatewayDeps {
+  config: Config;
+  db: Db;
+  bus: Bus;
+  logger: Logger;
+  registry: Registry;
+  version: string;
+}
+
+export interface RunningGateway {
+  server: Server;
+  url: string;
+  context: GatewayContext;
+  /** Stop accepting connections, answer requests in flight (bounded by graceMs), then resolve. */
+  stop(graceMs: number): Promise<void>;
+}
+
+/** A hold older than the longest possible scrape belongs to a crashed gateway: release it at 0. */
+const STALE_RESERVATION_MS = 10 * 60_000;
+
+export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
+  const directory = new WorkerDirectory(deps.bus);
+  directory.start();
+  const context: GatewayContext = {
+    ...deps,
+    directory,
+    metrics: createGatewayMetrics(deps.registry),
+    keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
+    rateLimiter: new RateLimiter(),
+    concurrency: new ConcurrencyLimiter(),
+    egressPolicy: { allowLoopback: deps.config.TRAWLER_ALLOW_LOOPBACK_TARGETS },
+  };
+  let draining = false;
+  const app = createApp(context, { draining: () => draining });
+  const server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(deps.config.PORT, deps.config.HOST, () => resolve());
+  });
+  const sweeper = setInterval(() => {
+    releaseStaleReservations(deps.db, STALE_RESERVATION_MS).catch((error: unknown) =>
+      deps.logger.warn({ err: error }, 'releasing stale reservations failed'),
+    );
+  }, 60_000);
+  sweeper.unref();
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : deps.config.PORT;
+  const url = `http://${deps.config.HOST.includes(':') ? `[${deps.config.HOST}]` : deps.config.HOST}:${port}`;
+  deps.logger.info({ url }, 'gateway listening');
+  return {
+    server,
+    url,
+    context,
+    async stop(graceMs: number) {
+      draining = true;
+      clearInterval(sweeper);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      timer.unref();
+      await closed;
+      clearTimeout(timer);
+      await directory.stop();
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { decodeJson, type Bus, type BusSubscription } from '../lib/bus/bus.js';
+import {
+  ENGINE_NAMES,
+  WORKER_HEARTBEAT_SUBJECT,
+  WORKER_LEAVE_SUBJECT,
+  WORKER_PROBE_SUBJECT,
+  WorkerHeartbeatSchema,
+  WorkerLeaveSchema,
+  type EngineName,
+  type WorkerHeartbeat,
+} from '../lib/protocol/index.js';
+
+/** Missed heartbeat periods after which a silent worker is dropped. */
+const MISSED_PERIODS = 3;
+
+interface Member {
+  heartbeat: WorkerHeartbeat;
+  lastSeen: number;
+}
+
+export interface WorkerView {
+  id: string;
+  engine: EngineName;
+  pool: string;
+  host: string;
+  version: string;
+  status: 'ready' | 'draining';
+  capacity: number;
+  in_flight: number;
+  started_at: string;
+  last_seen_at: string;
+}
+
+/** Live pool membership as this gateway sees it on the bus (GET /v1/workers, engine availability). */
+export class WorkerDirectory {
+  private readonly members = new Map<string, Member>();
+  private subscriptions: BusSubscription[] = [];
+
+  constructor(private readonly bus: Bus) {}
+
+  start(): void {
+    this.subscriptions = [
+      this.bus.subscribe(WORKER_HEARTBEAT_SUBJECT, (payload) => this.onHeartbeat(payload)),
+      this.bus.subscribe(WORKER_LEAVE_SUBJECT, (payload) => this.onLeave(payload)),
+    ];
+    this.bus.publish(WORKER_PROBE_SUBJECT, new Uint8Array(0));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.subscriptions.map((s) => s.drain()));
+  }
+
+  list(now = Date.now()): WorkerView[] {
+    this.expire(now);
+    return [...this.members.values()]
+      .map(({ heartbeat: h, lastSeen }) => ({
+        id: h.id,
+        engine: h.engine,
+        pool: h.pool,
+        host: h.host,
+        version: h.version,
+        status: h.draining ? ('draining' as const) : ('ready' as const),
+        capacity: h.capacity,
+        in_flight: h.in_flight,
+        started_at: h.started_at,
+        last_seen_at: new Date(lastSeen).toISOString(),
+      }))
+      .sort((a, b) => a.engine.localeCompare(b.engine) || a.id.localeCompare(b.id));
+  }
+
+  isLive(workerId: string, now = Date.now()): boolean {
+    this.expire(now);
+    return this.members.has(workerId);
+  }
+
+  /** Engines with at least one live worker still taking work. */
+  deployedEngines(now = Date.now()): Set<EngineName> {
+    return new Set(this.list(now).filter((w) => w.status === 'ready').map((w) => w.engine));
+  }
+
+  summary(now = Date.now()): Record<EngineName, { workers: number; capacity: number; in_flight: number }> {
+    const totals = Object.fromEntries(ENGINE_NAMES.map((e) => [e, { workers: 0, capacity: 0, in_flight: 0 }])) as Record<
+      EngineName,
+      { workers: number; capacity: number; in_flight: number }
+    >;
+    for (const worker of this.list(now)) {
+      if (worker.status !== 'ready') continue;
+      totals[worker.engine].workers += 1;
+      totals[worker.engine].capacity += worker.capacity;
+      totals[worker.engine].in_flight += worker.in_flight;
+    }
+    return totals;
+  }
+
+  private onHeartbeat(payload: Uint8Array): void {
+    const parsed = WorkerHeartbeatSchema.safeParse(safeDecode(payload));
+    if (parsed.success) this.members.set(parsed.data.id, { heartbeat: parsed.data, lastSeen: Date.now() });
+  }
+
+  private onLeave(payload: Uint8Array): void {
+    const parsed = WorkerLeaveSchema.safeParse(safeDecode(payload));
+    if (parsed.success) this.members.delete(parsed.data.id);
+  }
+
+  private expire(now: number): void {
+    for (const [id, member] of this.members) {
+      if (now - member.lastSeen > member.heartbeat.heartbeat_interval_ms * MISSED_PERIODS) this.members.delete(id);
+    }
+  }
+}
+
+function safeDecode(payload: Uint8Array): unknown {
+  try {
+    return decodeJson(payload);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,45 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ServiceError } from '../../lib/errors/index.js';
+import type { Scope } from '../../lib/store/accounts.js';
+import type { KeyResolver, Principal } from '../auth/key-resolver.js';
+
+/**
+ * Authenticates every /v1 request from the Authorization header. Query-string keys are ignored,
+ * except on `queryKeyPath` (`/v1/browser`, SPEC.md Authentication 2).
+ */
+export function authenticate(resolver: KeyResolver, queryKeyPath: string) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      let authorization = req.headers.authorization;
+      if (!authorization && req.originalUrl.split('?')[0] === queryKeyPath) {
+        const key = req.query.apikey ?? req.query.api_key;
+        if (typeof key === 'string' && key !== '') authorization = `Bearer ${key}`;
+      }
+      res.locals.principal = await resolver.resolve(authorization);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+export function principalOf(res: Response): Principal {
+  return res.locals.principal as Principal;
+}
+
+export function requireScope(principal: Principal, scope: Scope): void {
+  if (!principal.key.scopes.includes(scope)) {
+    throw new ServiceError('ERR::AUTH::INSUFFICIENT_SCOPE', `This route needs the "${scope}" scope`);
+  }
+}
+
+export function scope(name: Scope) {
+  return (_req: Request, res: Response, next: NextFunction) => {
+    try {
+      requireScope(principalOf(res), name);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}

@@ -1,0 +1,15 @@
+import type { NextFunction, Request, Response } from 'express';
+import { newId } from '../../lib/ids.js';
+import type { Logger } from '../../lib/log.js';
+
+/** Every response, success or error, carries X-Request-Id: a ULID usable with GET /v1/requests/{id}. */
+export function requestId(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const id = newId();
+    res.locals.requestId = id;
+    res.locals.receivedAt = Date.now();
+    res.locals.logger = logger.child({ request_id: id });
+    res.setHeader('X-Request-Id', id);
+    next();
+  };
+}

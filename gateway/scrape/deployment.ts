@@ -1,0 +1,17 @@
+import { ENGINE_NAMES, type EngineName } from '../../lib/protocol/index.js';
+import type { Deployment } from '../../lib/scrape/engine-selection.js';
+import type { Principal } from '../auth/key-resolver.js';
+import type { GatewayContext } from '../context.js';
+
+/** What this deployment can serve right now for this organization: live pools, plan, no managed pool, no model. */
+export function deploymentFor(context: GatewayContext, principal: Principal): Deployment {
+  const entitled = new Set(
+    principal.organization.entitled_engines.filter((e): e is EngineName => (ENGINE_NAMES as readonly string[]).includes(e)),
+  );
+  return {
+    deployed: context.directory.deployedEngines(),
+    entitled,
+    managedProxyPool: false,
+    aiModel: false,
+  };
+}

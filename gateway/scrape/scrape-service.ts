@@ -1,0 +1,137 @@
+import { ServiceError, type Attempt } from '../../lib/errors/index.js';
+import { SCRAPE_JOB_TYPE, type EngineName, type ScrapeJob, type ScrapeResult, type ScrapeSuccess } from '../../lib/protocol/index.js';
+import { engineCostMicro, isBillableStatus, reservationMicro, checkMaxCost } from '../../lib/scrape/cost.js';
+import { planEngines, type EnginePlan } from '../../lib/scrape/engine-selection.js';
+import { parameterWarnings } from '../../lib/scrape/params.js';
+import type { ScrapeParams } from '../../lib/scrape/types.js';
+import { reserveCredits, settleReservation, type Reservation } from '../../lib/store/credits.js';
+import type { Principal } from '../auth/key-resolver.js';
+import type { GatewayContext } from '../context.js';
+import { dispatchJob } from './dispatch.js';
+import { deploymentFor } from './deployment.js';
+
+export interface ScrapeRequest {
+  requestId: string;
+  principal: Principal;
+  params: ScrapeParams;
+  receivedAt: number;
+}
+
+/** What happened, whether it succeeded or not: enough for the response, billing and the request log. */
+export interface ScrapeRecord {
+  engine: EngineName | null;
+  chargedMicro: number;
+  warnings: string[];
+  attempts: Attempt[];
+  results: ScrapeResult[];
+  plan: EnginePlan | null;
+  admissionMs: number;
+  dispatchMs: number;
+}
+
+export interface ScrapeSucceeded extends ScrapeRecord {
+  result: ScrapeSuccess;
+}
+
+export class ScrapeFailed extends Error {
+  constructor(
+    readonly error: ServiceError,
+    readonly record: ScrapeRecord,
+  ) {
+    super(error.message);
+  }
+}
+
+/**
+ * One scrape end to end: plan, reserve the dearest cost, dispatch rung by rung, settle. Every
+ * failure path settles the reservation at 0, so a failure never bills.
+ */
+export async function performScrape(context: GatewayContext, request: ScrapeRequest): Promise<ScrapeSucceeded> {
+  const { params, principal } = request;
+  const record: ScrapeRecord = {
+    engine: null,
+    chargedMicro: 0,
+    warnings: parameterWarnings(params),
+    attempts: [],
+    results: [],
+    plan: null,
+    admissionMs: 0,
+    dispatchMs: 0,
+  };
+  let reservation: Reservation | null = null;
+  try {
+    const plan = planEngines(params, deploymentFor(context, principal));
+    record.plan = plan;
+    checkMaxCost(plan, params);
+    reservation = await reserveCredits(context.db, creditAccount(principal), reservationMicro(plan, params));
+    record.admissionMs = Date.now() - request.receivedAt;
+    const dispatchStart = Date.now();
+    const success = await runRungs(context, request, plan, record);
+    record.dispatchMs = Date.now() - dispatchStart;
+    record.engine = success.engine;
+    record.warnings.push(...success.warnings);
+    record.chargedMicro = chargeFor(success, params);
+    await settleReservation(context.db, reservation.id, record.chargedMicro);
+    context.metrics.scrapes.inc({ engine: success.engine, outcome: 'success' });
+    context.metrics.creditsCharged.inc({ engine: success.engine }, record.chargedMicro);
+    return { ...record, result: success };
+  } catch (error) {
+    if (reservation) await settleReservation(context.db, reservation.id, 0);
+    const serviceError = error instanceof ServiceError ? error : new ServiceError('ERR::INTERNAL::ERROR', 'Scrape failed', { cause: error });
+    context.metrics.scrapes.inc({ engine: record.engine ?? 'none', outcome: serviceError.code });
+    throw new ScrapeFailed(withAttempts(serviceError, record), record);
+  }
+}
+
+async function runRungs(context: GatewayContext, request: ScrapeRequest, plan: EnginePlan, record: ScrapeRecord): Promise<ScrapeSuccess> {
+  let lastError: ServiceError | null = null;
+  for (const [index, engine] of plan.rungs.entries()) {
+    const result = await dispatchJob(context.bus, context.directory, jobFor(context, request, engine));
+    record.results.push(result);
+    record.engine = engine;
+    record.attempts.push(...result.attempts.map((a) => ({ ...a, n: record.attempts.length + a.n })));
+    const isLast = index === plan.rungs.length - 1;
+    if (result.ok) return result;
+    lastError = ServiceError.fromWire(result.error);
+    if (!isLast) record.warnings.push('ESCALATED');
+  }
+  throw lastError ?? new ServiceError('ERR::ENGINE::UNAVAILABLE', 'No engine could serve this request');
+}
+
+function jobFor(context: GatewayContext, request: ScrapeRequest, engine: EngineName): ScrapeJob {
+  const now = Date.now();
+  const budget = Math.max(1000, context.config.SCRAPE_BUDGET_MS - (now - request.receivedAt));
+  return {
+    type: SCRAPE_JOB_TYPE,
+    request_id: request.requestId,
+    project_id: request.principal.project.id,
+    engine,
+    params: request.params as unknown as Record<string, unknown>,
+    deadline_at: now + budget,
+    budget_ms: budget,
+    dispatched_at: now,
+    session: null,
+  };
+}
+
+/** SPEC.md billing rule 1: only billable target statuses, and never an undelivered screenshot. */
+function chargeFor(success: ScrapeSuccess, params: ScrapeParams): number {
+  if (!isBillableStatus(success.target_status, params)) return 0;
+  if (success.screenshot_delivered === false) return 0;
+  return engineCostMicro(success.engine, params);
+}
+
+function creditAccount(principal: Principal) {
+  return {
+    organizationId: principal.organization.id,
+    projectId: principal.project.id,
+    organizationCreatedAt: principal.organization.created_at,
+    monthlyCreditsMicro: principal.organization.monthly_credits_micro,
+    environment: principal.key.environment,
+  };
+}
+
+function withAttempts(error: ServiceError, record: ScrapeRecord): ServiceError {
+  if (record.attempts.length === 0) return error;
+  return error.with({ diagnostics: { ...error.diagnostics, attempts: record.attempts } });
+}

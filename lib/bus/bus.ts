@@ -1,0 +1,54 @@
+/**
+ * One bus interface, two transports (DESIGN.md decision 2): NATS in distributed mode, an in-process
+ * transport in the embedded default. Payloads are bytes; callers encode with the protocol schemas.
+ */
+export type BusErrorKind = 'no_responders' | 'timeout' | 'closed' | 'incomplete';
+
+export class BusError extends Error {
+  override name = 'BusError';
+  constructor(
+    readonly kind: BusErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface RequestOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Called once a responder has taken the request, with the responder id it serves under. */
+  onAccepted?: (responderId: string) => void;
+}
+
+export type RequestHandler = (payload: Uint8Array) => Promise<Uint8Array>;
+export type MessageHandler = (payload: Uint8Array) => void;
+
+export interface BusSubscription {
+  /** Stop receiving new messages; resolves once handlers already running have finished. */
+  drain(): Promise<void>;
+}
+
+export interface Bus {
+  readonly transport: 'nats' | 'memory';
+  /** Request/reply to one member of the subject's queue group. Rejects with BusError. */
+  request(subject: string, payload: Uint8Array, options: RequestOptions): Promise<Uint8Array>;
+  /** Answer requests on a subject as one member of a queue group. */
+  serve(subject: string, queueGroup: string, handler: RequestHandler, responderId: string): BusSubscription;
+  publish(subject: string, payload: Uint8Array): void;
+  subscribe(subject: string, handler: MessageHandler): BusSubscription;
+  /** Round trip to the transport, for readiness. Rejects when unreachable. */
+  ping(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function encodeJson(value: unknown): Uint8Array {
+  return encoder.encode(JSON.stringify(value));
+}
+
+export function decodeJson(payload: Uint8Array): unknown {
+  return JSON.parse(decoder.decode(payload));
+}

@@ -1,0 +1,190 @@
+import {
+  connect,
+  headers as natsHeaders,
+  ErrorCode,
+  RequestStrategy,
+  type Msg,
+  type NatsConnection,
+  type NatsError,
+  type Subscription,
+} from 'nats';
+import { BusError, type Bus, type BusSubscription, type MessageHandler, type RequestHandler, type RequestOptions } from './bus.js';
+
+const LENGTH_HEADER = 'Trawler-Length';
+const FAILURE_HEADER = 'Trawler-Failure';
+const ACCEPTED_HEADER = 'Trawler-Accepted';
+const ACK_PAYLOAD = new Uint8Array([0x31]);
+/** Room left in every chunk for the protocol's own framing. */
+const FRAME_OVERHEAD = 4096;
+
+/**
+ * NATS transport. Replies larger than the server's max_payload are streamed as chunks followed by an
+ * empty sentinel message, and reassembled whole or rejected: never silently truncated.
+ */
+export class NatsBus implements Bus {
+  readonly transport = 'nats' as const;
+
+  private constructor(private readonly connection: NatsConnection) {}
+
+  static async connect(url: string, name: string): Promise<NatsBus> {
+    const connection = await connect({
+      servers: url.split(',').map((s) => s.trim()),
+      name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+      timeout: 5000,
+    });
+    return new NatsBus(connection);
+  }
+
+  async request(subject: string, payload: Uint8Array, options: RequestOptions): Promise<Uint8Array> {
+    if (this.connection.isClosed()) throw new BusError('closed', 'bus closed');
+    let replies: AsyncIterable<Msg>;
+    try {
+      replies = await this.connection.requestMany(subject, payload, {
+        strategy: RequestStrategy.SentinelMsg,
+        maxWait: options.timeoutMs,
+      });
+    } catch (error) {
+      throw toBusError(error, subject);
+    }
+    const chunks: Uint8Array[] = [];
+    let expected: number | null = null;
+    let complete = false;
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+      stopIterator(replies);
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for await (const msg of replies) {
+        if (msg.data.length === 0) {
+          complete = true;
+          break;
+        }
+        const accepted = msg.headers?.get(ACCEPTED_HEADER);
+        if (accepted) {
+          options.onAccepted?.(accepted);
+          continue;
+        }
+        const failure = msg.headers?.get(FAILURE_HEADER);
+        if (failure) throw new BusError('incomplete', `responder failed: ${failure}`);
+        const length = msg.headers?.get(LENGTH_HEADER);
+        if (length) expected = Number(length);
+        chunks.push(msg.data);
+      }
+    } catch (error) {
+      throw toBusError(error, subject);
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+    if (aborted) throw new BusError('timeout', 'request aborted');
+    if (!complete) throw new BusError('timeout', `no complete reply on ${subject} within ${options.timeoutMs} ms`);
+    const whole = concat(chunks);
+    if (expected !== null && whole.length !== expected) {
+      throw new BusError('incomplete', `reply on ${subject} arrived with ${whole.length} of ${expected} bytes`);
+    }
+    return whole;
+  }
+
+  serve(subject: string, queueGroup: string, handler: RequestHandler, responderId: string): BusSubscription {
+    const chunkSize = Math.max(1024, this.connection.info!.max_payload - FRAME_OVERHEAD);
+    const running = new Set<Promise<void>>();
+    const subscription: Subscription = this.connection.subscribe(subject, {
+      queue: queueGroup,
+      callback: (error, msg) => {
+        if (error) return;
+        const work = this.answer(msg, handler, chunkSize, responderId);
+        running.add(work);
+        void work.finally(() => running.delete(work));
+      },
+    });
+    return {
+      drain: async () => {
+        if (!subscription.isClosed()) await subscription.drain();
+        await Promise.allSettled([...running]);
+      },
+    };
+  }
+
+  publish(subject: string, payload: Uint8Array): void {
+    if (!this.connection.isClosed()) this.connection.publish(subject, payload);
+  }
+
+  subscribe(subject: string, handler: MessageHandler): BusSubscription {
+    const subscription = this.connection.subscribe(subject, {
+      callback: (error, msg) => {
+        if (!error) handler(msg.data);
+      },
+    });
+    return { drain: async () => void (subscription.isClosed() ? undefined : await subscription.drain()) };
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    if (this.connection.isClosed()) throw new BusError('closed', 'bus closed');
+    await Promise.race([
+      this.connection.flush(),
+      new Promise((_, reject) => setTimeout(() => reject(new BusError('timeout', 'NATS ping timed out')), timeoutMs)),
+    ]);
+  }
+
+  async close(): Promise<void> {
+    if (this.connection.isClosed()) return;
+    await this.connection.drain().catch(() => this.connection.close());
+  }
+
+  private async answer(msg: Msg, handler: RequestHandler, chunkSize: number, responderId: string): Promise<void> {
+    const accepted = natsHeaders();
+    accepted.set(ACCEPTED_HEADER, responderId);
+    msg.respond(ACK_PAYLOAD, { headers: accepted });
+    let reply: Uint8Array;
+    try {
+      reply = await handler(msg.data);
+    } catch (error) {
+      const failure = natsHeaders();
+      failure.set(FAILURE_HEADER, error instanceof Error ? error.message.slice(0, 200) : 'handler failed');
+      msg.respond(new Uint8Array([0x7b, 0x7d]), { headers: failure });
+      msg.respond(new Uint8Array(0));
+      return;
+    }
+    for (let offset = 0; offset < reply.length; offset += chunkSize) {
+      const chunk = reply.subarray(offset, offset + chunkSize);
+      if (offset === 0) {
+        const first = natsHeaders();
+        first.set(LENGTH_HEADER, String(reply.length));
+        msg.respond(chunk, { headers: first });
+      } else {
+        msg.respond(chunk);
+      }
+    }
+    msg.respond(new Uint8Array(0));
+  }
+}
+
+function toBusError(error: unknown, subject: string): BusError {
+  if (error instanceof BusError) return error;
+  const code = (error as NatsError | undefined)?.code;
+  if (code === ErrorCode.NoResponders) return new BusError('no_responders', `no responders on ${subject}`);
+  if (code === ErrorCode.Timeout) return new BusError('timeout', `request on ${subject} timed out`);
+  if (code === ErrorCode.ConnectionClosed) return new BusError('closed', 'bus closed');
+  return new BusError('incomplete', error instanceof Error ? error.message : String(error));
+}
+
+/** The iterator nats.js returns can be stopped, which also drops its inbox subscription. */
+function stopIterator(iterable: AsyncIterable<Msg>): void {
+  const candidate = iterable as AsyncIterable<Msg> & { stop?: (error?: Error) => void };
+  candidate.stop?.();
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const total = chunks.reduce((sum, c) => sum + c.length, 0);
+  const whole = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return whole;
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const optionalUrl = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+/**
+ * Every setting of every program, read once from the environment at start and passed in.
+ * The README's configuration table mirrors this schema.
+ */
+export const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('127.0.0.1'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: optionalUrl,
+  NATS_URL: optionalUrl,
+  DOCS_URL: z.string().url().default('https://docs.trawler.dev'),
+  TRAWLER_BOOTSTRAP_KEY: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Test-only: allow targets at exactly 127.0.0.1. Off by default; the SSRF policy blocks loopback. */
+  TRAWLER_ALLOW_LOOPBACK_TARGETS: bool.default(false),
+  /** Seconds an API-key lookup may be served from the gateway's cache (revocation bound is 60 s). */
+  KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
+  /** Overall time budget of one scrape, milliseconds. */
+  SCRAPE_BUDGET_MS: z.coerce.number().int().min(1000).max(300_000).default(60_000),
+  /** How often a worker announces itself; a worker is dropped after 3 missed periods. */
+  HEARTBEAT_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  /** Bound on finishing in-flight work after SIGTERM, milliseconds. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
+  /** Port of a worker process's own /metrics and /healthz (the gateway serves them on PORT). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  WORKER_POOL: z.string().default('default'),
+  WORKER_CAPACITY: z.coerce.number().int().min(1).max(1000).optional(),
+  /** Engines the all-in-one process starts: comma list, or `auto` (fetch + render engines whose browser is found). */
+  EMBEDDED_ENGINES: z.string().default('auto'),
+  CHROMIUM_PATH: z.string().optional(),
+  OBSCURA_PATH: z.string().optional(),
+  OBSCURA_CDP_URL: optionalUrl,
+  REQUEST_LOG_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
+  /** Monthly allowance given to organizations created by bootstrap or the CLI, whole credits. */
+  DEFAULT_MONTHLY_CREDITS: z.coerce.number().int().min(0).default(100_000),
+  DEFAULT_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(20),
+  DEFAULT_CONCURRENCY_LIMIT: z.coerce.number().int().min(1).default(10),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}

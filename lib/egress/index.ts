@@ -1,0 +1,2 @@
+export * from './policy.js';
+export { canonicalAddress } from './address.js';

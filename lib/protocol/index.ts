@@ -1,0 +1,4 @@
+export * from './engines.js';
+export * from './subjects.js';
+export * from './scrape.js';
+export * from './membership.js';

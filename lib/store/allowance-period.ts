@@ -1,0 +1,20 @@
+/**
+ * The allowance month (SPEC.md Limits): starts on the organization's creation day at 00:00 UTC; in a
+ * shorter month it starts on that month's last day.
+ */
+export function allowancePeriod(createdAt: Date, now: Date): { start: Date; end: Date } {
+  const anchorDay = createdAt.getUTCDate();
+  let start = periodStartIn(now.getUTCFullYear(), now.getUTCMonth(), anchorDay);
+  if (start > now) start = periodStartIn(now.getUTCFullYear(), now.getUTCMonth() - 1, anchorDay);
+  const end = periodStartIn(start.getUTCFullYear(), start.getUTCMonth() + 1, anchorDay);
+  return { start, end };
+}
+
+function periodStartIn(year: number, month: number, anchorDay: number): Date {
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return new Date(Date.UTC(year, month, Math.min(anchorDay, lastDay)));
+}
+
+export function isoDate(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}

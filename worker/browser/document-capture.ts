@@ -1,0 +1,39 @@
+import type { Page, Response } from 'playwright-core';
+
+export interface CapturedDocument {
+  finalUrl: string;
+  status: number;
+  headers: Record<string, string>;
+  mediaType: string;
+  text: string | null;
+  body: Buffer;
+}
+
+const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+const TEXTUAL = /^(text\/|application\/(json|[\w.+-]*\+json|javascript|xml|[\w.+-]*\+xml))/;
+
+export function mediaTypeOf(headers: Record<string, string>): string {
+  return (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() || 'text/html';
+}
+
+/**
+ * The page as the caller gets it: the rendered DOM for HTML documents; for anything else
+ * (JSON, plain text, images) the bytes the target sent, since Chromium's viewer wrapper is not the
+ * target's content.
+ */
+export async function captureDocument(page: Page, response: Response): Promise<CapturedDocument> {
+  const headers = await response.allHeaders();
+  const mediaType = mediaTypeOf(headers);
+  const base = { finalUrl: page.url(), status: response.status(), headers, mediaType };
+  if (HTML_TYPES.has(mediaType)) {
+    const html = await page.content();
+    return { ...base, text: html, body: Buffer.from(html, 'utf8') };
+  }
+  const body = await response.body();
+  return { ...base, text: TEXTUAL.test(mediaType) ? body.toString('utf8') : null, body };
+}
+
+/** A PDF of the rendered page (headless Chromium only), backgrounds printed. */
+export async function printPdf(page: Page): Promise<Buffer> {
+  return page.pdf({ printBackground: true, preferCSSPageSize: true });
+}

@@ -1,0 +1,192 @@
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
+import { NetworkCaptureSchema, type NetworkCapture, type NetworkEntry } from '../../lib/browser/network-capture.js';
+import { ServiceError } from '../../lib/errors/index.js';
+import type { SessionState } from '../../lib/protocol/index.js';
+import type { ScrapeParams } from '../../lib/scrape/types.js';
+import { detectChallenge } from '../challenge/detect.js';
+import { EGRESS_ERROR_HEADER, type EgressLease } from '../egress/guard.js';
+import type { RawPage } from '../engine.js';
+import { runActions } from './action-runner.js';
+import { installContextGuard } from './context-guard.js';
+import { captureDocument, printPdf } from './document-capture.js';
+import { VIEWPORT_HEADFUL, VIEWPORT_HEADLESS } from './launch-args.js';
+import { NetworkRecorder } from './network-recorder.js';
+import { blockedClasses } from './resource-blocking.js';
+import { budgetTimeout, egressRefusal, isBrowserGone, navigationError, renderFailed } from './render-errors.js';
+import { takeScreenshot, type Screenshot } from './screenshots.js';
+import { sessionStateAfter, storageStateOf } from './session-state.js';
+import { StageClock } from './stage-clock.js';
+
+export const WAIT_FOR_DEFAULT_MS = 10_000;
+/** After DOMContentLoaded, how long the `load` event may take before the render goes on without it. */
+export const LOAD_GRACE_MS = 10_000;
+
+export interface RenderRequest {
+  browser: Browser;
+  params: ScrapeParams;
+  session: SessionState | null;
+  lease: EgressLease;
+  headful: boolean;
+  /** Screenshots and PDF (chromium); obscura has no rasteriser. */
+  canRasterise: boolean;
+  /** Epoch ms by which the render must be done. */
+  deadline: number;
+  signal: AbortSignal;
+  clock: StageClock;
+}
+
+export type RenderedPage = Pick<
+  RawPage,
+  'finalUrl' | 'status' | 'headers' | 'mediaType' | 'text' | 'body' | 'pdf' | 'screenshots' | 'network' | 'actionResults' | 'warnings' | 'blocked' | 'session'
+> & { upstreamMs: number | null };
+
+/** Thrown when the browser itself failed, so the pool replaces it. */
+export class BrowserBroken extends Error {
+  constructor(readonly serviceError: ServiceError) {
+    super(serviceError.message);
+  }
+}
+
+function parseCapture(raw: Record<string, unknown> | null): NetworkCapture | null {
+  if (raw === null) return null;
+  const parsed = NetworkCaptureSchema.safeParse(raw);
+  if (!parsed.success) throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `network_capture: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
+
+/** One render in a fresh context: navigate, wait, act, capture. The context is always closed. */
+export async function renderPage(request: RenderRequest): Promise<RenderedPage> {
+  const { params, lease, clock } = request;
+  const capture = parseCapture(params.network_capture);
+  const remaining = (): number => request.deadline - Date.now();
+  const context = await request.browser.newContext({
+    proxy: { server: lease.server, username: lease.username, password: lease.password },
+    viewport: request.headful ? VIEWPORT_HEADFUL : VIEWPORT_HEADLESS,
+    acceptDownloads: false,
+    serviceWorkers: 'block',
+    storageState: request.session ? storageStateOf(request.session) : undefined,
+  });
+  let aborted = false;
+  const onAbort = (): void => {
+    aborted = true;
+    void context.close().catch(() => undefined);
+  };
+  request.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await renderInContext(context, request, capture, remaining);
+  } catch (error) {
+    if (aborted || (remaining() <= 0 && !(error instanceof ServiceError))) throw budgetTimeout(clock.stage);
+    if (error instanceof ServiceError || error instanceof BrowserBroken) throw error;
+    if (isBrowserGone(error)) throw new BrowserBroken(renderFailed('The browser stopped during the render', error));
+    throw renderFailed(`Render failed at ${clock.stage}`, error);
+  } finally {
+    request.signal.removeEventListener('abort', onAbort);
+    await context.close().catch(() => undefined);
+  }
+}
+
+async function renderInContext(
+  context: BrowserContext,
+  request: RenderRequest,
+  capture: NetworkCapture | null,
+  remaining: () => number,
+): Promise<RenderedPage> {
+  const { params, lease, clock } = request;
+  const warnings: string[] = [];
+  await installContextGuard(context, {
+    blocked: blockedClasses(params, capture),
+    customHeaders: params.custom_headers,
+    targetOrigin: new URL(params.url).origin,
+    method: params.method,
+  });
+  const page = await context.newPage();
+  const recorder = capture ? new NetworkRecorder(capture, clock.startedAt) : null;
+  recorder?.attach(page);
+
+  const navStarted = Date.now();
+  const response = await clock.run('navigate', () => navigate(page, params.url, lease, remaining));
+  const upstreamMs = Date.now() - navStarted;
+  await page.waitForLoadState('load', { timeout: Math.max(1, Math.min(LOAD_GRACE_MS, remaining())) }).catch(() => undefined);
+
+  if (params.wait_for) {
+    const selector = params.wait_for;
+    const asked = params.wait_for_timeout > 0 ? params.wait_for_timeout : WAIT_FOR_DEFAULT_MS;
+    const found = await clock.run('wait_for', async () => {
+      const limit = Math.min(asked, remaining());
+      const appeared = await page.waitForSelector(selector, { state: 'attached', timeout: Math.max(1, limit) }).then(
+        () => true,
+        (error: unknown) => {
+          if (isBrowserGone(error)) throw error;
+          return false;
+        },
+      );
+      if (!appeared && limit < asked) throw budgetTimeout('wait_for');
+      return appeared;
+    });
+    if (!found) warnings.push('RENDER_DEGRADED');
+  }
+  if (params.wait > 0) {
+    if (params.wait >= remaining()) throw budgetTimeout('wait');
+    await clock.run('wait', () => page.waitForTimeout(params.wait));
+  }
+  const screenshots: Screenshot[] = [];
+  let actionResults: unknown[] | undefined;
+  if (params.actions && params.actions.length > 0) {
+    const steps = params.actions;
+    const outcome = await clock.run('actions', () =>
+      runActions(page, steps, { remainingMs: remaining, canScreenshot: request.canRasterise, screenshotFormat: params.screenshot_format }),
+    );
+    actionResults = outcome.results;
+    screenshots.push(...outcome.screenshots);
+  }
+  if (params.screenshot && request.canRasterise) {
+    const shot = await clock
+      .run('screenshot', () =>
+        takeScreenshot(page, {
+          name: 'screenshot',
+          fullPage: params.screenshot_fullpage,
+          selector: params.screenshot_selector,
+          format: params.screenshot_format,
+          quality: params.screenshot_quality,
+          timeoutMs: Math.max(1, Math.min(WAIT_FOR_DEFAULT_MS, remaining())),
+        }),
+      )
+      .catch((error: unknown) => {
+        if (isBrowserGone(error)) throw error;
+        return null; // Undelivered: the page still returns, and the gateway bills 0.
+      });
+    if (shot) screenshots.unshift(shot);
+  }
+  let pdf: Buffer | undefined;
+  if (params.response_format === 'pdf') {
+    if (!request.canRasterise || request.headful) {
+      throw new ServiceError('ERR::REQUEST::CAPABILITY_UNSUPPORTED', 'PDF needs chromium in headless mode');
+    }
+    pdf = await clock.run('pdf', () => printPdf(page));
+  }
+  const document = await clock.run('capture', () => captureDocument(page, response));
+  const network: NetworkEntry[] | undefined = recorder ? (await recorder.finish()).entries : undefined;
+  const session = request.session ? await sessionStateAfter(context, request.session) : undefined;
+  const blocked = detectChallenge({
+    status: document.status,
+    headers: document.headers,
+    body: document.text ?? '',
+    url: document.finalUrl,
+  });
+  return { ...document, pdf, screenshots, network, actionResults, warnings, blocked, session, upstreamMs };
+}
+
+async function navigate(page: Page, url: string, lease: EgressLease, remaining: () => number): Promise<Response> {
+  let response: Response | null;
+  try {
+    response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: Math.max(1, remaining()) });
+  } catch (error) {
+    const mapped = navigationError(error, lease, remaining() <= 0);
+    if (mapped.code === 'ERR::ENGINE::RENDER_FAILED') throw new BrowserBroken(mapped);
+    throw mapped;
+  }
+  if (response === null) throw renderFailed('The navigation produced no response');
+  const refusal = response.headers()[EGRESS_ERROR_HEADER];
+  if (refusal !== undefined) throw egressRefusal(lease, refusal);
+  return response;
+}

@@ -1,0 +1,120 @@
+import { load, type CheerioAPI } from 'cheerio';
+import { parseDocument } from 'htmlparser2';
+import { Text, type AnyNode, type Element, type ParentNode } from 'domhandler';
+import { CONTENT_LIMITS } from './limits.js';
+
+export interface LoadedDocument {
+  $: CheerioAPI;
+  /** `<base href>` resolved against the final URL, else the final URL. */
+  baseUrl: string;
+  warnings: string[];
+}
+
+/** Text of a subtree without recursion (domutils' textContent recurses and would overflow here). */
+export function flatText(root: AnyNode): string {
+  const parts: string[] = [];
+  const stack: AnyNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as AnyNode;
+    if (node.type === 'text') parts.push((node as Text).data);
+    else if ('children' in node) {
+      const children = (node as ParentNode).children;
+      for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i]);
+    }
+  }
+  return parts.join('');
+}
+
+/** Replaces the children of every element at maxDepth by their text, so later recursion stays shallow. */
+function flattenDeepNesting(root: ParentNode): number {
+  let flattened = 0;
+  const stack: Array<[ParentNode, number]> = [[root, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [ParentNode, number];
+    if (depth >= CONTENT_LIMITS.maxDepth) {
+      if (!node.children.some((child) => child.type === 'tag' || child.type === 'script' || child.type === 'style')) continue;
+      const text = new Text(flatText(node));
+      text.parent = node;
+      node.children = [text];
+      flattened += 1;
+      continue;
+    }
+    for (const child of node.children) {
+      if ('children' in child) stack.push([child as ParentNode, depth + 1]);
+    }
+  }
+  return flattened;
+}
+
+function resolveBase($: CheerioAPI, finalUrl: string): string {
+  const href = $('base[href]').first().attr('href');
+  if (!href) return finalUrl;
+  try {
+    return new URL(href.trim(), finalUrl).href;
+  } catch {
+    return finalUrl;
+  }
+}
+
+export function absoluteUrl(value: string | undefined, baseUrl: string): string | null {
+  if (value === undefined) return null;
+  const trimmed = value.trim();
+  if (trimmed === '') return null;
+  try {
+    return new URL(trimmed, baseUrl).href;
+  } catch {
+    return null;
+  }
+}
+
+const URL_ATTRIBUTES: Array<[string, string]> = [
+  ['a[href], area[href], link[href]', 'href'],
+  ['img[src], source[src], video[src], audio[src], iframe[src], embed[src], track[src]', 'src'],
+  ['video[poster]', 'poster'],
+  ['form[action]', 'action'],
+  ['blockquote[cite], q[cite], del[cite], ins[cite]', 'cite'],
+];
+
+function absolutiseSrcset(srcset: string, baseUrl: string): string {
+  return srcset
+    .split(',')
+    .map((candidate) => {
+      const [url, ...descriptor] = candidate.trim().split(/\s+/);
+      const absolute = absoluteUrl(url, baseUrl);
+      return absolute ? [absolute, ...descriptor].join(' ') : candidate.trim();
+    })
+    .join(', ');
+}
+
+/** Makes every URL-bearing attribute absolute, so each output format and extract rule sees the same URLs. */
+function absolutiseUrls($: CheerioAPI, baseUrl: string): void {
+  for (const [selector, attribute] of URL_ATTRIBUTES) {
+    $(selector).each((_, node) => {
+      if (node.type !== 'tag') return;
+      const element: Element = node;
+      const value = element.attribs[attribute];
+      if (/^\s*(javascript|data|mailto|tel):/i.test(value) || /^\s*#/.test(value)) return;
+      const absolute = absoluteUrl(value, baseUrl);
+      if (absolute) element.attribs[attribute] = absolute;
+    });
+  }
+  $('img[srcset], source[srcset]').each((_, element) => {
+    if (element.type === 'tag') element.attribs.srcset = absolutiseSrcset(element.attribs.srcset, baseUrl);
+  });
+}
+
+export function loadDocument(html: string, finalUrl: string): LoadedDocument {
+  const warnings: string[] = [];
+  let source = html;
+  if (source.length > CONTENT_LIMITS.maxHtmlChars) {
+    source = source.slice(0, CONTENT_LIMITS.maxHtmlChars);
+    warnings.push(`CONTENT_TRUNCATED: only the first ${CONTENT_LIMITS.maxHtmlChars} characters of HTML were processed`);
+  }
+  const dom = parseDocument(source, { decodeEntities: true });
+  const flattened = flattenDeepNesting(dom);
+  if (flattened > 0) warnings.push(`CONTENT_FLATTENED: markup nested deeper than ${CONTENT_LIMITS.maxDepth} levels was reduced to text`);
+  const $ = load(dom);
+  const baseUrl = resolveBase($, finalUrl);
+  absolutiseUrls($, baseUrl);
+  return { $, baseUrl, warnings };
+}

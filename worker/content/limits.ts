@@ -1,0 +1,19 @@
+/** Bounds on what one page may cost the content pipeline (documented in docs/content.md). */
+export const CONTENT_LIMITS = {
+  /** HTML beyond this many characters is cut off before parsing; a warning says so. */
+  maxHtmlChars: 5 * 1024 * 1024,
+  /** Elements nested deeper than this are flattened to their text. */
+  maxDepth: 256,
+  /** include_tags plus exclude_tags selectors. */
+  maxTagSelectors: 50,
+  /** Values a single list rule of `extract` may return. */
+  maxListValues: 1000,
+  /** Characters of one embedded script block autoparse will try to read as JSON. */
+  maxEmbeddedJsonChars: 2 * 1024 * 1024,
+} as const;
+
+/** Defaults of ContentPool, overridable by its constructor. */
+export const POOL_DEFAULTS = {
+  timeoutMs: 15_000,
+  maxHeapMb: 512,
+} as const;

@@ -1,0 +1,100 @@
+import TurndownService from 'turndown';
+import gfmPlugin from '@joplin/turndown-plugin-gfm';
+
+const LANGUAGE_CLASS = /(?:^|\s)(?:language|lang|highlight-source|brush:?)-?([\w#+.-]+)/i;
+
+function codeLanguage(node: HTMLElement): string {
+  const code = node.firstElementChild?.nodeName === 'CODE' ? node.firstElementChild : null;
+  for (const element of [code, node, node.parentElement]) {
+    const match = element?.getAttribute('class')?.match(LANGUAGE_CLASS);
+    if (match) return match[1].toLowerCase();
+    const data = element?.getAttribute('data-lang') ?? element?.getAttribute('data-language');
+    if (data) return data.toLowerCase();
+  }
+  return '';
+}
+
+function fence(code: string): string {
+  const longest = Math.max(2, ...(code.match(/`+/g) ?? []).map((run) => run.length));
+  return '`'.repeat(longest + 1);
+}
+
+function isUsableHref(href: string | null): href is string {
+  return href !== null && href.trim() !== '' && !/^\s*(javascript:|#)/i.test(href);
+}
+
+function escapeTitle(title: string): string {
+  return title.replace(/"/g, '\\"').replace(/\n+/g, ' ');
+}
+
+function createService(): TurndownService {
+  const service = new TurndownService({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+    emDelimiter: '_',
+    hr: '---',
+  });
+  service.use(gfmPlugin.tables);
+  service.use(gfmPlugin.strikethrough);
+  service.use(gfmPlugin.taskListItems);
+  service.remove(['script', 'style', 'noscript', 'template', 'iframe', 'form', 'button', 'select', 'input', 'textarea']);
+  service.addRule('codeBlock', {
+    filter: (node) => node.nodeName === 'PRE',
+    replacement: (_content, node) => {
+      const element = node as HTMLElement;
+      const code = (element.textContent ?? '').replace(/\n$/, '');
+      const marker = fence(code);
+      return `\n\n${marker}${codeLanguage(element)}\n${code}\n${marker}\n\n`;
+    },
+  });
+  service.addRule('link', {
+    filter: (node) => node.nodeName === 'A',
+    replacement: (content, node) => {
+      const element = node as HTMLElement;
+      const text = content.replace(/\s+/g, ' ').trim();
+      const href = element.getAttribute('href');
+      if (text === '') return '';
+      if (!isUsableHref(href)) return content;
+      const title = element.getAttribute('title');
+      const titlePart = title ? ` "${escapeTitle(title)}"` : '';
+      return `[${text}](${href.trim().replace(/[()]/g, (c) => encodeURIComponent(c))}${titlePart})`;
+    },
+  });
+  service.addRule('listItem', {
+    filter: 'li',
+    replacement: (content, node, options) => {
+      const element = node as HTMLElement;
+      const parent = element.parentNode as HTMLElement | null;
+      let prefix = `${options.bulletListMarker} `;
+      if (parent?.nodeName === 'OL') {
+        const start = Number(parent.getAttribute('start') ?? '1');
+        prefix = `${(Number.isFinite(start) ? start : 1) + Array.prototype.indexOf.call(parent.children, element)}. `;
+      }
+      const body = content.replace(/^\n+/, '').replace(/\n+$/, '\n').replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
+      return prefix + body + (element.nextSibling && !/\n$/.test(body) ? '\n' : '');
+    },
+  });
+  service.addRule('image', {
+    filter: (node) => node.nodeName === 'IMG',
+    replacement: (_content, node) => {
+      const element = node as HTMLElement;
+      const src = element.getAttribute('src') ?? element.getAttribute('data-src');
+      if (!src || /^\s*data:/i.test(src)) return '';
+      const alt = (element.getAttribute('alt') ?? '').replace(/[\[\]\n]/g, ' ').trim();
+      return `![${alt}](${src.trim().replace(/[()]/g, (c) => encodeURIComponent(c))})`;
+    },
+  });
+  return service;
+}
+
+let service: TurndownService | null = null;
+
+/** HTML to GitHub-flavoured markdown. One converter per thread, built on first use. */
+export function toMarkdown(html: string): string {
+  service ??= createService();
+  return service
+    .turndown(html)
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}

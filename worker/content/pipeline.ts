@@ -1,0 +1,128 @@
+import { ServiceError } from '../../lib/errors/index.js';
+import type { ScrapeParams } from '../../lib/scrape/types.js';
+import { buildEnvelope, type EnvelopeContent } from './envelope.js';
+import { renderDocument, isHtmlMedia, type DocumentFormat } from './render.js';
+
+export interface ContentInput {
+  page: { finalUrl: string; status: number; mediaType: string; text: string | null; bodyBase64?: string };
+  /** Uses response_format, main_content_only, include_tags, exclude_tags, links, autoparse, extract, screenshot. */
+  params: ScrapeParams;
+  extras: {
+    screenshots?: Array<{ name: string; format: string; data: string }>;
+    network?: unknown[];
+    actionResults?: unknown[];
+    pdfBase64?: string;
+  };
+  engine: string;
+}
+
+export interface ContentOutput {
+  /** text/html | text/markdown | text/plain (each `; charset=utf-8`) | application/pdf | application/json */
+  contentType: string;
+  body: string;
+  bodyEncoding: 'utf8' | 'base64';
+  /** Non-null iff the JSON envelope is answered; `body` is then its JSON text. */
+  envelope: Record<string, unknown> | null;
+  extractMs: number;
+  /** Content warnings (CONTENT_TRUNCATED, CONTENT_FLATTENED); also inside the envelope. */
+  warnings: string[];
+}
+
+const CONTENT_TYPES: Record<DocumentFormat, string> = {
+  html: 'text/html; charset=utf-8',
+  markdown: 'text/markdown; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+};
+
+export function wantsEnvelope(params: ScrapeParams): boolean {
+  return (
+    params.response_format === 'json' ||
+    params.links ||
+    params.autoparse ||
+    params.extract !== null ||
+    params.screenshot ||
+    params.extract_preset !== null
+  );
+}
+
+function isPdf(page: ContentInput['page']): boolean {
+  return page.mediaType === 'application/pdf';
+}
+
+/** Refusals that depend on the fetched page (rule syntax was already checked before the fetch). */
+function refuseUnsupported(input: ContentInput): void {
+  const { params, page } = input;
+  if (params.extract_preset !== null) {
+    throw new ServiceError('ERR::EXTRACT::INVALID_RULES', 'extract_preset: this deployment has no preset store');
+  }
+  if (!isPdf(page)) return;
+  const asked = [
+    params.links && 'links',
+    params.autoparse && 'autoparse',
+    params.extract !== null && 'extract',
+    (params.response_format === 'markdown' || params.response_format === 'text') && `response_format=${params.response_format}`,
+  ].filter((name): name is string => typeof name === 'string');
+  if (asked.length > 0) {
+    throw new ServiceError('ERR::REQUEST::CAPABILITY_UNSUPPORTED', `${asked.join(', ')} cannot be applied to a PDF target`, {
+      targetStatus: page.status,
+    });
+  }
+}
+
+function pdfBody(input: ContentInput): string {
+  if (input.extras.pdfBase64) return input.extras.pdfBase64;
+  throw new ServiceError('ERR::ENGINE::RENDER_FAILED', 'the engine produced no PDF of the page', {
+    targetStatus: input.page.status,
+  });
+}
+
+/** What `content` carries: the asked format, or markdown for response_format=json. */
+function contentFormat(params: ScrapeParams): DocumentFormat | 'pdf' {
+  if (params.response_format === 'json') return 'markdown';
+  return params.response_format;
+}
+
+function envelopeContent(input: ContentInput): EnvelopeContent {
+  const format = contentFormat(input.params);
+  if (format === 'pdf') return { format: 'pdf', content: pdfBody(input), encoding: 'base64' };
+  if (isPdf(input.page) || (input.page.text === null && !isHtmlMedia(input.page.mediaType))) {
+    return { format: null, content: input.page.bodyBase64 ?? null, encoding: 'base64' };
+  }
+  return { format, content: null, encoding: 'utf8' };
+}
+
+/**
+ * Turns a fetched page into the response body: html, markdown, text, pdf, or the JSON envelope.
+ * Synchronous and pure; run it through ContentPool so a hostile page cannot stall the event loop.
+ */
+export function processContent(input: ContentInput): ContentOutput {
+  const started = performance.now();
+  refuseUnsupported(input);
+  const { params, page } = input;
+  if (wantsEnvelope(params)) {
+    const envelope = buildEnvelope(input, envelopeContent(input));
+    const body = JSON.stringify(envelope);
+    return { contentType: 'application/json', body, bodyEncoding: 'utf8', envelope, extractMs: elapsed(started), warnings: envelope.warnings };
+  }
+  if (params.response_format === 'pdf') {
+    return { contentType: 'application/pdf', body: pdfBody(input), bodyEncoding: 'base64', envelope: null, extractMs: elapsed(started), warnings: [] };
+  }
+  if (page.text === null) {
+    if (params.response_format !== 'html') {
+      throw new ServiceError('ERR::REQUEST::CAPABILITY_UNSUPPORTED', `response_format=${params.response_format} needs a textual page, got ${page.mediaType}`, {
+        targetStatus: page.status,
+      });
+    }
+    const contentType = isPdf(page) ? 'application/pdf' : page.mediaType;
+    return { contentType, body: page.bodyBase64 ?? '', bodyEncoding: 'base64', envelope: null, extractMs: elapsed(started), warnings: [] };
+  }
+  const format = params.response_format === 'json' ? 'markdown' : params.response_format;
+  const rendered = renderDocument({ finalUrl: page.finalUrl, text: page.text, mediaType: page.mediaType }, params, format);
+  const contentType = format === 'html' && !isHtmlMedia(page.mediaType) ? CONTENT_TYPES.text : CONTENT_TYPES[format];
+  const timing = { extractMs: elapsed(started) };
+  return { contentType, body: rendered.content, bodyEncoding: 'utf8', envelope: null, ...timing, warnings: rendered.warnings };
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 100) / 100;
+}

@@ -1,0 +1,85 @@
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { ServiceError } from '../../lib/errors/index.js';
+import { POOL_DEFAULTS } from './limits.js';
+import type { ContentInput, ContentOutput } from './pipeline.js';
+import type { ContentTaskResult } from './pool-task.js';
+
+export interface ContentPoolOptions {
+  /** Worker threads; default: one per core. */
+  threads?: number;
+  /** Deadline per page, queue wait included; a task still running then is killed with its thread. */
+  timeoutMs?: number;
+  /** Old-generation heap per thread; a page needing more kills its thread. */
+  maxHeapMb?: number;
+}
+
+/** From compiled JS the task is a sibling .js file; under vitest/tsx it is .ts and needs tsx's loader. */
+function taskScript(): { filename: string; execArgv: string[] } {
+  const self = fileURLToPath(import.meta.url);
+  const typescript = self.endsWith('.ts');
+  const filename = fileURLToPath(new URL(typescript ? './pool-task.ts' : './pool-task.js', import.meta.url));
+  return { filename, execArgv: typescript ? ['--import', 'tsx'] : [] };
+}
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+}
+
+/**
+ * Runs the content pipeline on worker threads, so parsing and conversion never block the event
+ * loop and one hostile page is bounded in time and memory.
+ */
+export class ContentPool {
+  private readonly pool: Piscina<ContentInput, ContentTaskResult>;
+  private readonly timeoutMs: number;
+  private readonly maxHeapMb: number;
+
+  constructor(opts: ContentPoolOptions = {}) {
+    const threads = Math.max(1, opts.threads ?? availableParallelism());
+    this.timeoutMs = opts.timeoutMs ?? POOL_DEFAULTS.timeoutMs;
+    this.maxHeapMb = opts.maxHeapMb ?? POOL_DEFAULTS.maxHeapMb;
+    const { filename, execArgv } = taskScript();
+    this.pool = new Piscina<ContentInput, ContentTaskResult>({
+      filename,
+      execArgv,
+      minThreads: 1,
+      maxThreads: threads,
+      idleTimeout: 60_000,
+      resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb, stackSizeMb: 8 },
+    });
+  }
+
+  async run(input: ContentInput): Promise<ContentOutput> {
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    let result: ContentTaskResult;
+    try {
+      result = await this.pool.run(input, { signal });
+    } catch (error) {
+      throw this.failure(error, signal, input.page.status);
+    }
+    if (!result.ok) throw ServiceError.fromWire(result.error);
+    return result.output;
+  }
+
+  private failure(error: unknown, signal: AbortSignal, targetStatus: number): ServiceError {
+    if (signal.aborted) {
+      return new ServiceError('ERR::ENGINE::RENDER_FAILED', `content processing exceeded ${this.timeoutMs} ms and was stopped`, {
+        targetStatus,
+        cause: error,
+      });
+    }
+    if (errorCode(error) === 'ERR_WORKER_OUT_OF_MEMORY') {
+      return new ServiceError('ERR::ENGINE::RENDER_FAILED', `content processing exceeded ${this.maxHeapMb} MB of memory and was stopped`, {
+        targetStatus,
+        cause: error,
+      });
+    }
+    return new ServiceError('ERR::INTERNAL::ERROR', 'content processing failed unexpectedly', { targetStatus, cause: error });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close({ force: true });
+  }
+}

@@ -1,0 +1,123 @@
+import type { CheerioAPI } from 'cheerio';
+import { ServiceError } from '../../lib/errors/index.js';
+import type { ExtractRules } from '../../lib/extract/rules.js';
+import { selectorProblem } from '../../lib/extract/selectors.js';
+import type { ScrapeParams } from '../../lib/scrape/types.js';
+import { runAutoparse } from './autoparse/index.js';
+import { contentRoot, keepMainContent, keepOnly, removeMatching, removeNeverContent } from './clean.js';
+import { loadDocument } from './document.js';
+import { runExtraction } from './extract.js';
+import { CONTENT_LIMITS } from './limits.js';
+import { collectLinks } from './links.js';
+import { toMarkdown } from './markdown.js';
+import { readMetadata, type PageMetadata } from './metadata.js';
+import { toText } from './text.js';
+
+export type DocumentFormat = 'html' | 'markdown' | 'text';
+
+export interface AnalysisRequest {
+  format: DocumentFormat | null;
+  links: boolean;
+  autoparse: boolean;
+  extract: ExtractRules | null;
+}
+
+export interface Analysis {
+  content: string | null;
+  metadata: PageMetadata;
+  links: string[] | null;
+  autoparse: Record<string, unknown> | null;
+  extracted: Record<string, unknown> | null;
+  emptyFields: string[];
+  warnings: string[];
+}
+
+export function isHtmlMedia(mediaType: string): boolean {
+  return mediaType === 'text/html' || mediaType === 'application/xhtml+xml' || mediaType === '';
+}
+
+/** main_content_only when the caller did not say: on for markdown and text, off for html. */
+function mainContentOnly(params: ScrapeParams, format: DocumentFormat): boolean {
+  return params.main_content_only ?? format !== 'html';
+}
+
+function checkTagSelectors(params: ScrapeParams): void {
+  const all = [...params.include_tags.map((s) => ['include_tags', s]), ...params.exclude_tags.map((s) => ['exclude_tags', s])];
+  if (all.length > CONTENT_LIMITS.maxTagSelectors) {
+    throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `include_tags and exclude_tags: more than ${CONTENT_LIMITS.maxTagSelectors} selectors`);
+  }
+  for (const [field, selector] of all) {
+    const problem = selectorProblem(selector);
+    if (problem) throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `${field}: "${selector.slice(0, 80)}": ${problem}`);
+  }
+}
+
+/** include_tags, then exclude_tags, then main_content_only, in that order (SPEC.md). */
+function selectContent($: CheerioAPI, params: ScrapeParams, format: DocumentFormat): void {
+  if (params.include_tags.length > 0) keepOnly($, params.include_tags);
+  removeMatching($, params.exclude_tags);
+  if (mainContentOnly(params, format)) keepMainContent($);
+}
+
+/** Tables without a header row get their first row promoted, so GFM can render them. */
+function promoteTableHeaders($: CheerioAPI): void {
+  $('table').each((_, table) => {
+    const $table = $(table);
+    if ($table.find('th').length > 0) return;
+    $table.find('tr').first().children('td').each((__, cell) => {
+      if (cell.type === 'tag') cell.name = 'th';
+    });
+  });
+}
+
+function render($: CheerioAPI, format: DocumentFormat): string {
+  if (format === 'html') return $.html();
+  removeNeverContent($);
+  if (format === 'text') return toText($);
+  promoteTableHeaders($);
+  return toMarkdown(contentRoot($).html() ?? '');
+}
+
+/** Non-HTML text, and html without any selection asked, is answered exactly as fetched. */
+function servedAsIs(mediaType: string, params: ScrapeParams, format: DocumentFormat): boolean {
+  if (!isHtmlMedia(mediaType)) return true;
+  const selecting = params.include_tags.length > 0 || params.exclude_tags.length > 0 || params.main_content_only === true;
+  return format === 'html' && !selecting;
+}
+
+/** Parses the page once; reads links, metadata, autoparse and extract from the whole page, then renders. */
+export function analysePage(page: { finalUrl: string; text: string; mediaType: string }, params: ScrapeParams, request: AnalysisRequest): Analysis {
+  checkTagSelectors(params);
+  const { $, baseUrl, warnings } = loadDocument(page.text, page.finalUrl);
+  const extractResult = request.extract ? runExtraction($, request.extract) : null;
+  const analysis: Analysis = {
+    content: null,
+    metadata: readMetadata($, baseUrl),
+    links: request.links ? collectLinks($, baseUrl) : null,
+    autoparse: request.autoparse ? runAutoparse($) : null,
+    extracted: extractResult?.data ?? null,
+    emptyFields: extractResult?.emptyFields ?? [],
+    warnings,
+  };
+  if (request.format === null) return analysis;
+  if (servedAsIs(page.mediaType, params, request.format)) analysis.content = page.text;
+  else {
+    selectContent($, params, request.format);
+    analysis.content = render($, request.format);
+  }
+  return analysis;
+}
+
+/** Just the document in one format, for answers without the envelope. */
+export function renderDocument(
+  page: { finalUrl: string; text: string; mediaType: string },
+  params: ScrapeParams,
+  format: DocumentFormat,
+): { content: string; warnings: string[] } {
+  if (servedAsIs(page.mediaType, params, format)) {
+    checkTagSelectors(params);
+    return { content: page.text, warnings: [] };
+  }
+  const analysis = analysePage(page, params, { format, links: false, autoparse: false, extract: null });
+  return { content: analysis.content ?? '', warnings: analysis.warnings };
+}

@@ -1,0 +1,224 @@
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
+import { ServiceError } from '../../lib/errors/index.js';
+import { bareHost, checkProxyUrl, checkTargetUrl, type EgressPolicy, type LookupFn } from '../../lib/egress/policy.js';
+import { dial } from './dial.js';
+import { LeaseRecord, type EgressLease } from './lease.js';
+
+export type { EgressLease, BlockedDestination } from './lease.js';
+
+/** Header on every answer the guard itself makes, naming the error code; targets never set it. */
+export const EGRESS_ERROR_HEADER = 'x-trawler-egress-error';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+
+function refusalStatus(error: ServiceError): number {
+  if (error.code === 'ERR::SECURITY::SSRF_BLOCKED' || error.code === 'ERR::SECURITY::INVALID_URL') return 403;
+  if (error.code === 'ERR::UPSTREAM::TIMEOUT') return 504;
+  return 502;
+}
+
+function asServiceError(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ServiceError('ERR::UPSTREAM::ERROR', `Egress failed: ${message}`, { cause: error });
+}
+
+function writeRawRefusal(socket: Duplex, status: number, reason: string, extra: string[] = []): void {
+  if (socket.destroyed) return;
+  socket.end([`HTTP/1.1 ${status} ${reason}`, ...extra, 'Connection: close', 'Content-Length: 0', '', ''].join('\r\n'));
+}
+
+function filterRawHeaders(raw: string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    if (!HOP_BY_HOP.has(raw[i].toLowerCase())) kept.push(raw[i], raw[i + 1]);
+  }
+  return kept;
+}
+
+function pipeBoth(a: Duplex, b: Duplex): void {
+  a.pipe(b);
+  b.pipe(a);
+  const closeBoth = (): void => {
+    a.destroy();
+    b.destroy();
+  };
+  a.once('close', closeBoth);
+  b.once('close', closeBoth);
+  a.on('error', closeBoth);
+  b.on('error', closeBoth);
+}
+
+/**
+ * The worker's egress guard: a forward proxy on 127.0.0.1 that every engine sends traffic through.
+ * It resolves each destination itself and checks every address against the policy at connect time.
+ */
+export class EgressGuard {
+  private readonly leases = new Map<string, LeaseRecord>();
+  private readonly clients = new Set<Socket>();
+
+  private constructor(
+    private readonly server: http.Server,
+    readonly port: number,
+    private readonly policy: EgressPolicy,
+    private readonly lookup: LookupFn | undefined,
+  ) {
+    server.on('connection', (socket: Socket) => {
+      this.clients.add(socket);
+      socket.once('close', () => this.clients.delete(socket));
+    });
+    server.on('request', (req, res) => void this.handleRequest(req, res));
+    server.on('connect', (req, socket, head) => void this.handleTunnel(req, socket, head, 'connect'));
+    server.on('upgrade', (req, socket, head) => void this.handleTunnel(req, socket, head, 'upgrade'));
+  }
+
+  static async start(options: { policy: EgressPolicy; lookup?: LookupFn }): Promise<EgressGuard> {
+    const server = http.createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('egress guard has no TCP address');
+    return new EgressGuard(server, address.port, options.policy, options.lookup);
+  }
+
+  /** Credentials for one request; throws SSRF_BLOCKED or INVALID_PARAMETER for a bad caller proxy. */
+  lease(options: { requestId: string; upstreamProxy: string | null }): EgressLease {
+    const upstream = options.upstreamProxy === null ? null : checkProxyUrl(options.upstreamProxy, this.policy);
+    const record = new LeaseRecord(options.requestId, upstream, this.port, (done) => this.leases.delete(done.username));
+    this.leases.set(record.username, record);
+    return record;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.clients) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private authenticate(req: http.IncomingMessage): LeaseRecord | null {
+    const header = req.headers['proxy-authorization'];
+    const match = typeof header === 'string' ? /^Basic\s+(\S+)$/i.exec(header) : null;
+    if (!match) return null;
+    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon === -1) return null;
+    const lease = this.leases.get(decoded.slice(0, colon));
+    return lease && lease.passwordMatches(decoded.slice(colon + 1)) ? lease : null;
+  }
+
+  /** Statically checks then dials the destination, recording any refusal on the lease. */
+  private async open(lease: LeaseRecord, target: URL, signal: AbortSignal): Promise<Socket> {
+    const host = bareHost(target);
+    const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
+    try {
+      checkTargetUrl(target.href, this.policy);
+      return await dial({ host, port, policy: this.policy, lookup: this.lookup, lease, signal });
+    } catch (caught) {
+      const error = asServiceError(caught);
+      if (!signal.aborted) lease.recordFailure(error);
+      if (error.code === 'ERR::SECURITY::SSRF_BLOCKED') lease.recordBlocked({ host, port, reason: error.detail ?? 'blocked' });
+      throw error;
+    }
+  }
+
+  private async handleTunnel(req: http.IncomingMessage, client: Duplex, head: Buffer, kind: 'connect' | 'upgrade'): Promise<void> {
+    client.on('error', () => client.destroy());
+    const lease = this.authenticate(req);
+    if (!lease) {
+      writeRawRefusal(client, 407, 'Proxy Authentication Required', ['Proxy-Authenticate: Basic realm="trawler-egress"']);
+      return;
+    }
+    const abort = new AbortController();
+    client.once('close', () => abort.abort());
+    let target: URL;
+    try {
+      target = new URL(kind === 'connect' ? `https://${req.url ?? ''}` : (req.url ?? ''));
+      if (kind === 'connect' && target.port === '') target = new URL(`http://${req.url ?? ''}`);
+    } catch {
+      writeRawRefusal(client, 400, 'Bad Request');
+      return;
+    }
+    let upstream: Socket;
+    try {
+      upstream = await this.open(lease, target, abort.signal);
+    } catch (caught) {
+      const error = asServiceError(caught);
+      writeRawRefusal(client, refusalStatus(error), 'Egress Refused', [`${EGRESS_ERROR_HEADER}: ${error.code}`]);
+      return;
+    }
+    if (client.destroyed) {
+      upstream.destroy();
+      return;
+    }
+    upstream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNRESET') {
+        lease.recordFailure(new ServiceError('ERR::UPSTREAM::CONNECTION_RESET', `${target.host} reset the connection`));
+      }
+    });
+    if (kind === 'connect') {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    } else {
+      const lines = [`${req.method ?? 'GET'} ${target.pathname}${target.search} HTTP/1.1`];
+      const raw = req.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) {
+        if (!/^proxy-/i.test(raw[i])) lines.push(`${raw[i]}: ${raw[i + 1]}`);
+      }
+      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+    }
+    if (head.length > 0) upstream.write(head);
+    pipeBoth(client, upstream);
+  }
+
+  private async handleRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const lease = this.authenticate(req);
+    if (!lease) {
+      res.writeHead(407, { 'proxy-authenticate': 'Basic realm="trawler-egress"', 'content-length': '0' }).end();
+      return;
+    }
+    const refuse = (error: ServiceError): void => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      res.writeHead(refusalStatus(error), { [EGRESS_ERROR_HEADER]: error.code, 'content-length': '0', connection: 'close' }).end();
+    };
+    if (!(req.url ?? '').startsWith('http://')) {
+      res.writeHead(400, { 'content-length': '0' }).end();
+      return;
+    }
+    const abort = new AbortController();
+    res.once('close', () => abort.abort());
+    const target = new URL(req.url ?? '');
+    let socket: Socket;
+    try {
+      socket = await this.open(lease, target, abort.signal);
+    } catch (caught) {
+      refuse(asServiceError(caught));
+      return;
+    }
+    const upstreamRequest = http.request({
+      method: req.method,
+      path: `${target.pathname}${target.search}`,
+      headers: filterRawHeaders(req.rawHeaders),
+      createConnection: () => socket,
+    });
+    upstreamRequest.on('response', (upstreamResponse) => {
+      res.writeHead(upstreamResponse.statusCode ?? 502, filterRawHeaders(upstreamResponse.rawHeaders));
+      upstreamResponse.pipe(res);
+      upstreamResponse.on('error', () => res.destroy());
+    });
+    upstreamRequest.on('error', (error: NodeJS.ErrnoException) => {
+      if (abort.signal.aborted) return;
+      const reset = new ServiceError('ERR::UPSTREAM::CONNECTION_RESET', `${target.host} closed the connection (${error.code ?? error.message})`);
+      lease.recordFailure(reset);
+      refuse(reset);
+    });
+    res.once('close', () => {
+      if (!res.writableFinished) upstreamRequest.destroy();
+    });
+    req.pipe(upstreamRequest);
+  }
+}

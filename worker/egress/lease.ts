@@ -1,0 +1,107 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { ServiceError, TimelineStep } from '../../lib/errors/index.js';
+
+export interface BlockedDestination {
+  host: string;
+  port: number;
+  reason: string;
+}
+
+/** What one engine request holds while it sends traffic through the guard. */
+export interface EgressLease {
+  /** `http://user:pass@127.0.0.1:port`, for clients that take a proxy URL (impit, undici). */
+  proxyUrl: string;
+  /** Playwright's per-context proxy option shape. */
+  server: string;
+  username: string;
+  password: string;
+  /** The first failure the guard met for this lease, or null. */
+  failure(): ServiceError | null;
+  blocked(): BlockedDestination[];
+  /** Bytes received from (in) and sent to (out) targets or the caller's proxy. */
+  bytes(): { in: number; out: number };
+  /** Connection stages the guard saw (dns, proxy, connect), in order. */
+  timeline(): TimelineStep[];
+  release(): void;
+}
+
+/** The guard's side of a lease: credentials, the caller's proxy and what happened. */
+export class LeaseRecord implements EgressLease {
+  readonly username: string;
+  readonly password: string;
+  readonly proxyUrl: string;
+  readonly server: string;
+  private firstFailure: ServiceError | null = null;
+  private readonly blockedList: BlockedDestination[] = [];
+  private readonly steps: TimelineStep[] = [];
+  private readonly sockets = new Set<Socket>();
+  private closedIn = 0;
+  private closedOut = 0;
+
+  constructor(
+    readonly requestId: string,
+    readonly upstreamProxy: URL | null,
+    port: number,
+    private readonly onRelease: (lease: LeaseRecord) => void,
+  ) {
+    this.username = `lease-${randomBytes(6).toString('hex')}`;
+    this.password = randomBytes(18).toString('base64url');
+    this.server = `http://127.0.0.1:${port}`;
+    this.proxyUrl = `http://${this.username}:${this.password}@127.0.0.1:${port}`;
+  }
+
+  passwordMatches(candidate: string): boolean {
+    const expected = Buffer.from(this.password);
+    const given = Buffer.from(candidate);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+
+  recordFailure(error: ServiceError): void {
+    this.firstFailure ??= error;
+  }
+
+  recordBlocked(destination: BlockedDestination): void {
+    this.blockedList.push(destination);
+  }
+
+  recordStep(step: TimelineStep): void {
+    this.steps.push(step);
+  }
+
+  /** Counts the socket's bytes towards this lease, live and after it closes. */
+  track(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.once('close', () => {
+      this.sockets.delete(socket);
+      this.closedIn += socket.bytesRead;
+      this.closedOut += socket.bytesWritten;
+    });
+  }
+
+  failure(): ServiceError | null {
+    return this.firstFailure;
+  }
+
+  blocked(): BlockedDestination[] {
+    return [...this.blockedList];
+  }
+
+  bytes(): { in: number; out: number } {
+    let inBytes = this.closedIn;
+    let outBytes = this.closedOut;
+    for (const socket of this.sockets) {
+      inBytes += socket.bytesRead;
+      outBytes += socket.bytesWritten;
+    }
+    return { in: inBytes, out: outBytes };
+  }
+
+  timeline(): TimelineStep[] {
+    return [...this.steps];
+  }
+
+  release(): void {
+    this.onRelease(this);
+  }
+}

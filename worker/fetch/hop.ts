@@ -1,0 +1,57 @@
+import type { HttpMethod } from '../../lib/scrape/types.js';
+import { tooLarge } from './body.js';
+
+/** One HTTP exchange with the target, through the egress guard, no redirect following. */
+export interface HopRequest {
+  url: string;
+  method: HttpMethod;
+  headers: Record<string, string>;
+  /** The guard lease: where to send traffic and how to authenticate. */
+  proxy: { url: string; server: string; username: string; password: string };
+  signal: AbortSignal;
+  timeoutMs: number;
+  maxBodyBytes: number;
+}
+
+export interface HopResponse {
+  status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** The body with Content-Encoding undone, bounded by maxBodyBytes. */
+  read(): Promise<Buffer>;
+  /** Drops the body unread (redirects). */
+  discard(): Promise<void>;
+}
+
+export interface HttpClient {
+  send(request: HopRequest): Promise<HopResponse>;
+}
+
+/** Reads a byte stream, failing as soon as it passes `maxBytes`. */
+export async function readLimited(
+  stream: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+  status: number,
+  onTooLarge: () => void,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    total += chunk.length;
+    if (total > maxBytes) {
+      onTooLarge();
+      throw tooLarge(maxBytes, status);
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks);
+}
+
+export function headersToRecord(entries: Iterable<[string, string]>): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    const key = name.toLowerCase();
+    record[key] = key in record ? `${record[key]}, ${value}` : value;
+  }
+  return record;
+}

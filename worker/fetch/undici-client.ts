@@ -1,0 +1,61 @@
+import { ProxyAgent, request as undiciRequest } from 'undici';
+import type { HopRequest, HopResponse, HttpClient } from './hop.js';
+import { headersToRecord, readLimited } from './hop.js';
+import { decodeContentEncoding } from './body.js';
+
+/** Headers sent when impersonate=false; custom_headers override them. */
+export const PLAIN_DEFAULT_HEADERS: Record<string, string> = {
+  'user-agent': 'Mozilla/5.0 (compatible; Trawler/0.1; +https://github.com/trawler)',
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+  'accept-language': 'en-US,en;q=0.9',
+  'accept-encoding': 'gzip, deflate, br, zstd',
+};
+
+function flatten(raw: Record<string, string | string[] | undefined>): Array<[string, string]> {
+  const entries: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) entries.push([name, one]);
+  }
+  return entries;
+}
+
+/** impersonate=false: undici with Node's own TLS; we undo Content-Encoding ourselves. */
+export class UndiciClient implements HttpClient {
+  async send(request: HopRequest): Promise<HopResponse> {
+    const credentials = Buffer.from(`${request.proxy.username}:${request.proxy.password}`).toString('base64');
+    const agent = new ProxyAgent({ uri: request.proxy.server, token: `Basic ${credentials}` });
+    const close = (): void => void agent.destroy().catch(() => undefined);
+    try {
+      const response = await undiciRequest(request.url, {
+        method: request.method,
+        headers: { ...PLAIN_DEFAULT_HEADERS, ...request.headers },
+        dispatcher: agent,
+        signal: request.signal,
+        headersTimeout: request.timeoutMs,
+        bodyTimeout: request.timeoutMs,
+      });
+      const headers = headersToRecord(flatten(response.headers));
+      const status = response.statusCode;
+      return {
+        status,
+        headers,
+        read: async () => {
+          try {
+            const wire = await readLimited(response.body, request.maxBodyBytes, status, () => response.body.destroy());
+            return decodeContentEncoding(wire, headers['content-encoding'], request.maxBodyBytes, status);
+          } finally {
+            close();
+          }
+        },
+        discard: async () => {
+          response.body.destroy();
+          close();
+        },
+      };
+    } catch (error) {
+      close();
+      throw error;
+    }
+  }
+}

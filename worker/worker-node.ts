@@ -1,0 +1,166 @@
+import { hostname } from 'node:os';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { decodeJson, encodeJson, type Bus, type BusSubscription } from '../lib/bus/bus.js';
+import { ServiceError } from '../lib/errors/index.js';
+import { newId } from '../lib/ids.js';
+import type { Logger } from '../lib/log.js';
+import { METRIC_PREFIX } from '../lib/metrics.js';
+import {
+  HEARTBEAT_TYPE,
+  LEAVE_TYPE,
+  SCRAPE_RESULT_TYPE,
+  ScrapeJobSchema,
+  WORKER_HEARTBEAT_SUBJECT,
+  WORKER_LEAVE_SUBJECT,
+  WORKER_PROBE_SUBJECT,
+  engineQueueGroup,
+  scrapeSubject,
+  type ScrapeResult,
+  type WorkerHeartbeat,
+} from '../lib/protocol/index.js';
+import type { Engine } from './engine.js';
+import { runJob, type ContentRunner } from './runner.js';
+import { Semaphore } from './semaphore.js';
+
+export interface WorkerNodeOptions {
+  bus: Bus;
+  engine: Engine;
+  content: ContentRunner;
+  logger: Logger;
+  registry: Registry;
+  pool: string;
+  version: string;
+  heartbeatIntervalMs: number;
+}
+
+/** One engine's member of its pool: serves jobs from the engine's queue group and announces itself. */
+export class WorkerNode {
+  readonly id = newId();
+  private readonly startedAt = new Date().toISOString();
+  private readonly slots: Semaphore;
+  private readonly metrics;
+  private inFlight = 0;
+  private draining = false;
+  private jobs: BusSubscription | null = null;
+  private probes: BusSubscription | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private readonly aborts = new Set<AbortController>();
+
+  constructor(private readonly options: WorkerNodeOptions) {
+    this.slots = new Semaphore(options.engine.capacity);
+    this.metrics = workerMetrics(options.registry);
+  }
+
+  get engineName() {
+    return this.options.engine.name;
+  }
+
+  async start(): Promise<void> {
+    const { bus, engine } = this.options;
+    await engine.start();
+    this.jobs = bus.serve(scrapeSubject(engine.name), engineQueueGroup(engine.name), (payload) => this.handle(payload), this.id);
+    this.probes = bus.subscribe(WORKER_PROBE_SUBJECT, () => this.announce());
+    this.announce();
+    this.heartbeatTimer = setInterval(() => this.announce(), this.options.heartbeatIntervalMs);
+    this.heartbeatTimer.unref();
+    this.options.logger.info({ worker_id: this.id, engine: engine.name }, 'worker joined');
+  }
+
+  /** Stop taking work, finish what is held within `graceMs`, leave the membership, stop the engine. */
+  async stop(graceMs: number): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    this.announce();
+    const drained = Promise.all([this.jobs?.drain(), this.probes?.drain()]);
+    const timedOut = await Promise.race([
+      drained.then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), graceMs).unref()),
+    ]);
+    if (timedOut) for (const abort of this.aborts) abort.abort();
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.options.bus.publish(WORKER_LEAVE_SUBJECT, encodeJson({ type: LEAVE_TYPE, id: this.id }));
+    await this.options.engine.stop();
+    this.options.logger.info({ worker_id: this.id, timed_out: timedOut }, 'worker left');
+  }
+
+  private announce(): void {
+    const heartbeat: WorkerHeartbeat = {
+      type: HEARTBEAT_TYPE,
+      id: this.id,
+      engine: this.options.engine.name,
+      pool: this.options.pool,
+      host: hostname(),
+      version: this.options.version,
+      capacity: this.options.engine.capacity,
+      in_flight: this.inFlight,
+      started_at: this.startedAt,
+      sent_at: new Date().toISOString(),
+      heartbeat_interval_ms: this.options.heartbeatIntervalMs,
+      draining: this.draining,
+    };
+    this.options.bus.publish(WORKER_HEARTBEAT_SUBJECT, encodeJson(heartbeat));
+  }
+
+  private async handle(payload: Uint8Array): Promise<Uint8Array> {
+    const parsed = ScrapeJobSchema.safeParse(decodeJson(payload));
+    if (!parsed.success) {
+      return encodeJson(this.refusal(new ServiceError('ERR::INTERNAL::ERROR', 'Malformed job on the bus')));
+    }
+    const job = parsed.data;
+    const logger = this.options.logger.child({ request_id: job.request_id, worker_id: this.id });
+    this.inFlight += 1;
+    const abort = new AbortController();
+    this.aborts.add(abort);
+    const timer = setTimeout(() => abort.abort(), Math.max(0, job.deadline_at - Date.now()));
+    const release = await this.slots.acquire();
+    const started = Date.now();
+    try {
+      const result = await runJob(this.options.engine, this.options.content, job, { workerId: this.id, signal: abort.signal });
+      const outcome = result.ok ? 'success' : result.error.code;
+      this.metrics.jobs.inc({ engine: job.engine, outcome: result.ok ? 'success' : 'failure' });
+      this.metrics.duration.observe({ engine: job.engine }, (Date.now() - started) / 1000);
+      logger.info({ outcome, ms: Date.now() - started }, 'job finished');
+      return encodeJson(result);
+    } finally {
+      release();
+      clearTimeout(timer);
+      this.aborts.delete(abort);
+      this.inFlight -= 1;
+      this.metrics.inFlight.set({ engine: job.engine }, this.inFlight);
+    }
+  }
+
+  private refusal(error: ServiceError): ScrapeResult {
+    return {
+      type: SCRAPE_RESULT_TYPE,
+      ok: false,
+      engine: this.options.engine.name,
+      worker_id: this.id,
+      attempts: [],
+      timeline: [],
+      spans: { queue_ms: 0, engine_ms: 0, upstream_ms: null, extract_ms: null },
+      bytes_in: 0,
+      proxy_bytes: 0,
+      proxy: { source: 'direct', endpoint: null, country: null },
+      blocked: null,
+      warnings: [],
+      error: error.toWire(),
+    };
+  }
+}
+
+function workerMetrics(registry: Registry) {
+  const existing = registry.getSingleMetric(`${METRIC_PREFIX}worker_jobs_total`);
+  if (existing) {
+    return {
+      jobs: existing as Counter<'engine' | 'outcome'>,
+      duration: registry.getSingleMetric(`${METRIC_PREFIX}worker_job_duration_seconds`) as Histogram<'engine'>,
+      inFlight: registry.getSingleMetric(`${METRIC_PREFIX}worker_jobs_in_flight`) as Gauge<'engine'>,
+    };
+  }
+  return {
+    jobs: new Counter({ name: `${METRIC_PREFIX}worker_jobs_total`, help: 'Jobs finished by engine and outcome', labelNames: ['engine', 'outcome'], registers: [registry] }),
+    duration: new Histogram({ name: `${METRIC_PREFIX}worker_job_duration_seconds`, help: 'Job wall time on the worker', labelNames: ['engine'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [registry] }),
+    inFlight: new Gauge({ name: `${METRIC_PREFIX}worker_jobs_in_flight`, help: 'Jobs held by this worker', labelNames: ['engine'], registers: [registry] }),
+  };
+}
