@@ -26,7 +26,7 @@ export async function serve(config: Config, role: Role, name: string): Promise<v
   const logger = createLogger(name, config.LOG_LEVEL);
   const registry = createRegistry(name);
   const version = packageVersion();
-  const bus: Bus = config.NATS_URL ? await NatsBus.connect(config.NATS_URL, name) : new MemoryBus();
+  const bus: Bus = config.NATS_URL ? await NatsBus.connect(config.NATS_URL, name, config.NATS_NAMESPACE) : new MemoryBus();
   let db: Db | null = null;
   const stops: Array<(graceMs: number) => Promise<void>> = [];
   try {

@@ -19,6 +19,8 @@ export const ConfigSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: optionalUrl,
   NATS_URL: optionalUrl,
+  /** Prefix for every NATS subject, so several deployments can share one NATS server. */
+  NATS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
   DOCS_URL: z.string().url().default('https://docs.trawler.dev'),
   TRAWLER_BOOTSTRAP_KEY: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

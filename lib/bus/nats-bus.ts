@@ -24,9 +24,13 @@ const FRAME_OVERHEAD = 4096;
 export class NatsBus implements Bus {
   readonly transport = 'nats' as const;
 
-  private constructor(private readonly connection: NatsConnection) {}
+  private constructor(
+    private readonly connection: NatsConnection,
+    private readonly namespace: string,
+  ) {}
 
-  static async connect(url: string, name: string): Promise<NatsBus> {
+  /** `namespace` prefixes every subject, so several deployments (or test runs) can share one NATS. */
+  static async connect(url: string, name: string, namespace = ''): Promise<NatsBus> {
     const connection = await connect({
       servers: url.split(',').map((s) => s.trim()),
       name,
@@ -34,14 +38,18 @@ export class NatsBus implements Bus {
       reconnectTimeWait: 500,
       timeout: 5000,
     });
-    return new NatsBus(connection);
+    return new NatsBus(connection, namespace);
+  }
+
+  private subject(subject: string): string {
+    return this.namespace ? `${this.namespace}.${subject}` : subject;
   }
 
   async request(subject: string, payload: Uint8Array, options: RequestOptions): Promise<Uint8Array> {
     if (this.connection.isClosed()) throw new BusError('closed', 'bus closed');
     let replies: AsyncIterable<Msg>;
     try {
-      replies = await this.connection.requestMany(subject, payload, {
+      replies = await this.connection.requestMany(this.subject(subject), payload, {
         strategy: RequestStrategy.SentinelMsg,
         maxWait: options.timeoutMs,
       });
@@ -91,7 +99,7 @@ export class NatsBus implements Bus {
   serve(subject: string, queueGroup: string, handler: RequestHandler, responderId: string): BusSubscription {
     const chunkSize = Math.max(1024, this.connection.info!.max_payload - FRAME_OVERHEAD);
     const running = new Set<Promise<void>>();
-    const subscription: Subscription = this.connection.subscribe(subject, {
+    const subscription: Subscription = this.connection.subscribe(this.subject(subject), {
       queue: queueGroup,
       callback: (error, msg) => {
         if (error) return;
@@ -109,11 +117,11 @@ export class NatsBus implements Bus {
   }
 
   publish(subject: string, payload: Uint8Array): void {
-    if (!this.connection.isClosed()) this.connection.publish(subject, payload);
+    if (!this.connection.isClosed()) this.connection.publish(this.subject(subject), payload);
   }
 
   subscribe(subject: string, handler: MessageHandler): BusSubscription {
-    const subscription = this.connection.subscribe(subject, {
+    const subscription = this.connection.subscribe(this.subject(subject), {
       callback: (error, msg) => {
         if (!error) handler(msg.data);
       },

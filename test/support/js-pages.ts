@@ -11,6 +11,8 @@ export interface JsSite {
   privateConnections(): number;
   /** Requests the site served for a path (no query). */
   hits(path: string): number;
+  /** Resolves when the site next receives a request for `path`. */
+  nextHit(path: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -59,7 +61,7 @@ function pages(privateOrigin: string): Record<string, () => { status?: number; t
           '<input type="checkbox" id="agree"><button id="go" type="submit">Go</button></form><div id="hover-target">not hovered</div><div id="result"></div>' +
           '<script>document.getElementById("hover-target").addEventListener("mouseenter", e => e.target.textContent = "hovered");' +
           'document.getElementById("f").addEventListener("submit", e => { e.preventDefault(); document.getElementById("result").textContent = ' +
-          '[name.value, typed.value, color.value, agree.checked].join("|"); });</script>',
+          '["name", "typed", "color"].map(id => document.getElementById(id).value).concat(document.getElementById("agree").checked).join("|"); });</script>',
       ),
     }),
     '/xhr': () => ({
@@ -88,6 +90,7 @@ function pages(privateOrigin: string): Record<string, () => { status?: number; t
 
 export async function startJsSite(): Promise<JsSite> {
   const counts = new Map<string, number>();
+  const hitWaiters = new Map<string, Array<() => void>>();
   const sockets = new Set<Socket>();
   let privateConnections = 0;
 
@@ -104,6 +107,8 @@ export async function startJsSite(): Promise<JsSite> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site');
     counts.set(url.pathname, (counts.get(url.pathname) ?? 0) + 1);
+    for (const wake of hitWaiters.get(url.pathname) ?? []) wake();
+    hitWaiters.delete(url.pathname);
     if (url.pathname === '/slow') return; // Never answers; the socket closes with the site.
     if (url.pathname === '/api/items') {
       const page = Number(url.searchParams.get('page') ?? 0);
@@ -144,6 +149,10 @@ export async function startJsSite(): Promise<JsSite> {
     privateOrigin,
     privateConnections: () => privateConnections,
     hits: (path) => counts.get(path) ?? 0,
+    nextHit: (path) =>
+      new Promise<void>((resolve) => {
+        hitWaiters.set(path, [...(hitWaiters.get(path) ?? []), resolve]);
+      }),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await Promise.all([

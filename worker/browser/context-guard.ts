@@ -1,4 +1,4 @@
-import type { BrowserContext, Page, Route } from 'playwright-core';
+import type { BrowserContext, Page, Request, Route } from 'playwright-core';
 import type { ResourceClass } from '../../lib/scrape/types.js';
 import { resourceClassOf } from './resource-blocking.js';
 
@@ -18,6 +18,15 @@ export interface ContextGuardStats {
 }
 
 const ALLOWED_SCHEMES = new Set(['http:', 'https:']);
+
+/** A popup's first request has no frame yet; it is not our main document either way. */
+function isTopFrame(request: Request): boolean {
+  try {
+    return request.frame().parentFrame() === null;
+  } catch {
+    return false;
+  }
+}
 
 function schemeOf(url: string): string {
   try {
@@ -40,7 +49,7 @@ export async function installContextGuard(
   const hasHeaders = Object.keys(options.customHeaders).length > 0;
   let methodApplied = options.method === 'GET';
 
-  await context.route('**/*', async (route: Route) => {
+  const handle = async (route: Route): Promise<void> => {
     const request = route.request();
     const url = request.url();
     const scheme = schemeOf(url);
@@ -49,7 +58,7 @@ export async function installContextGuard(
       await route.abort('accessdenied').catch(() => undefined);
       return;
     }
-    const isMainDocument = request.isNavigationRequest() && request.frame().parentFrame() === null;
+    const isMainDocument = request.isNavigationRequest() && isTopFrame(request);
     if (!isMainDocument && options.blocked.has(resourceClassOf(request.resourceType()))) {
       stats.blockedRequests += 1;
       await route.abort('blockedbyclient').catch(() => undefined);
@@ -64,7 +73,8 @@ export async function installContextGuard(
       overrides.method = options.method;
     }
     await route.continue(overrides).catch(() => undefined);
-  });
+  };
+  await context.route('**/*', (route: Route) => handle(route).catch(() => route.abort('failed').catch(() => undefined)));
 
   if (options.blocked.has('websocket')) {
     await context.routeWebSocket(/.*/, async (ws) => {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { ServiceError, codeAnchor, toServiceError, type Attempt, type TimelineStep } from '../../lib/errors/index.js';
 import { checkProxyUrl, checkTargetUrl, type EgressPolicy } from '../../lib/egress/policy.js';
 import type { ProxyUse, ScrapeJob } from '../../lib/protocol/index.js';
@@ -112,6 +113,8 @@ export class FetchEngine implements Engine {
       // An attempt that may be followed by another gets part of the budget, so a hang can still be retried.
       const timeoutMs = Math.max(1, Math.round(n < maxAttempts ? Math.max(remaining * 0.6, Math.min(remaining, 2_000)) : remaining));
       const signal = AbortSignal.any([overall, AbortSignal.timeout(timeoutMs)]);
+      // Each redirect hop adds its own abort listener to this one signal.
+      setMaxListeners(4 * (this.maxRedirects + 2), signal);
       const attemptStarted = performance.now();
       try {
         const page = await followHops({

@@ -35,6 +35,8 @@ export class UndiciClient implements HttpClient {
         headersTimeout: request.timeoutMs,
         bodyTimeout: request.timeoutMs,
       });
+      // Destroying an unread body emits 'error'; the body's consumers handle failures themselves.
+      response.body.on('error', () => undefined);
       const headers = headersToRecord(flatten(response.headers));
       const status = response.statusCode;
       return {

@@ -29,7 +29,7 @@ export function readEmbeddedState($: CheerioAPI): Record<string, unknown> {
   $('script[type="application/json" i], script[type="application/vnd.json" i]').each((_, element) => {
     const data = parseJsonSafely(flatText(element));
     if (data === undefined) return;
-    const id = element.type === 'tag' ? (element.attribs.id ?? null) : null;
+    const id = 'attribs' in element ? (element.attribs.id ?? null) : null;
     if (id === '__NEXT_DATA__' || id === '__NUXT_DATA__') state[id] = data;
     else jsonBlocks.push({ id, data });
   });

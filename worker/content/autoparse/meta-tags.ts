@@ -26,7 +26,10 @@ export function readMetaTags($: CheerioAPI): MetaTags {
   $('meta[content]').each((_, element) => {
     if (element.type !== 'tag') return;
     const content = element.attribs.content.trim();
-    const key = (element.attribs.property ?? element.attribs.name ?? '').trim();
+    const property = (element.attribs.property ?? '').trim();
+    // Other `property` values are RDFa statements about an item, reported under `rdfa`.
+    const social = /^twitter:/i.test(property) || OPENGRAPH_NAMESPACES.test(property);
+    const key = social ? property : (element.attribs.name ?? '').trim();
     if (key === '') {
       const httpEquiv = element.attribs['http-equiv'];
       if (httpEquiv) add(tags.meta, `http-equiv:${httpEquiv.toLowerCase()}`, content);

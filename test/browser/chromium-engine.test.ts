@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EgressGuard } from '../../worker/egress/guard.js';
+import { BrowserEngine } from '../../worker/browser/render-engine.js';
+import { startJsSite, type JsSite } from '../support/js-pages.js';
+import { context, failureOf, job } from './harness.js';
+
+let site: JsSite;
+let guard: EgressGuard;
+let engine: BrowserEngine;
+
+beforeAll(async () => {
+  site = await startJsSite();
+  guard = await EgressGuard.start({ policy: { allowLoopback: true } });
+  engine = new BrowserEngine({ name: 'chromium', guard, capacity: 1 });
+  await engine.start();
+}, 60_000);
+
+afterAll(async () => {
+  await engine?.stop();
+  await guard?.close();
+  await site?.close();
+});
+
+const render = (params: Record<string, unknown>, budgetMs?: number) =>
+  engine.fetch(job('chromium', params, budgetMs), context());
+
+/** Width and height from a PNG's IHDR chunk. */
+function pngSize(base64: string): { width: number; height: number } {
+  const bytes = Buffer.from(base64, 'base64');
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+describe('chromium engine', { timeout: 40_000 }, () => {
+  it('renders client-side content', async () => {
+    const page = await render({ url: `${site.origin}/client-rendered` });
+    expect(page.text).toContain('Rendered by JS');
+  });
+
+  it('takes a viewport screenshot, 800x600 png by default', async () => {
+    const page = await render({ url: `${site.origin}/client-rendered`, screenshot: true });
+    expect(page.screenshots).toHaveLength(1);
+    const shot = page.screenshots![0];
+    expect(shot).toMatchObject({ name: 'screenshot', format: 'png' });
+    expect(pngSize(shot.data)).toEqual({ width: 800, height: 600 });
+  });
+
+  it('takes full-page and element screenshots', async () => {
+    const full = await render({
+      url: `${site.origin}/infinite`,
+      screenshot: true,
+      screenshot_fullpage: true,
+      wait_for: '.item',
+    });
+    expect(pngSize(full.screenshots![0].data).height).toBeGreaterThan(600);
+    const element = await render({ url: `${site.origin}/client-rendered`, screenshot: true, screenshot_selector: '#title' });
+    const size = pngSize(element.screenshots![0].data);
+    expect(size.height).toBeLessThan(100);
+    expect(size.width).toBeLessThanOrEqual(800);
+  });
+
+  it.each([
+    ['jpeg', 'jpeg', [0xff, 0xd8]],
+    ['jpg', 'jpeg', [0xff, 0xd8]],
+    ['webp', 'webp', [0x52, 0x49, 0x46, 0x46]],
+    ['bmp', 'png', [0x89, 0x50]],
+  ])('screenshot_format %s gives %s', async (asked, format, magic) => {
+    const page = await render({ url: `${site.origin}/static`, screenshot: true, screenshot_format: asked, screenshot_quality: 50 });
+    const shot = page.screenshots![0];
+    expect(shot.format).toBe(format);
+    expect([...Buffer.from(shot.data, 'base64').subarray(0, magic.length)]).toEqual(magic);
+  });
+
+  it('returns the page without an image when the screenshot selector never appears', async () => {
+    const page = await render({ url: `${site.origin}/static`, screenshot: true, screenshot_selector: '#absent' }, 15_000);
+    expect(page.text).toContain('Static page');
+    expect(page.screenshots ?? []).toEqual([]);
+  });
+
+  it('keeps screenshot order: the flag first, then action steps', async () => {
+    const page = await render({
+      url: `${site.origin}/static`,
+      screenshot: true,
+      actions: [{ type: 'screenshot', name: 'step', format: 'jpeg' }],
+    });
+    expect(page.screenshots!.map((s) => s.name)).toEqual(['screenshot', 'step']);
+  });
+
+  it('prints a PDF for response_format=pdf', async () => {
+    const page = await render({ url: `${site.origin}/client-rendered`, response_format: 'pdf' });
+    expect(page.pdf!.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+
+  it('renders headful on a virtual display at 1920x1080', async () => {
+    const page = await render({
+      url: `${site.origin}/client-rendered`,
+      headless: false,
+      actions: [{ type: 'evaluate', script: '[window.innerWidth, window.innerHeight, navigator.userAgent.includes("Headless")]' }],
+      screenshot: true,
+    });
+    expect(page.text).toContain('Rendered by JS');
+    expect(page.actionResults).toEqual([[1920, 1080, false]]);
+    expect(pngSize(page.screenshots![0].data)).toEqual({ width: 1920, height: 1080 });
+  });
+
+  it('keeps the headful page inside the egress policy', async () => {
+    const page = await render({ url: `${site.origin}/ssrf`, headless: false });
+    expect(page.text).toContain('still here');
+    expect(site.privateConnections()).toBe(0);
+  });
+
+  it('refuses headless=false on obscura with CAPABILITY_UNSUPPORTED', async () => {
+    const obscura = new BrowserEngine({ name: 'obscura', guard, capacity: 1 });
+    const failure = await failureOf(obscura.fetch(job('obscura', { url: `${site.origin}/static`, headless: false }), context()));
+    expect(failure.code).toBe('ERR::REQUEST::CAPABILITY_UNSUPPORTED');
+    await obscura.stop();
+  });
+});

@@ -1,0 +1,46 @@
+import { execFileSync } from 'node:child_process';
+import { SCRAPE_JOB_TYPE, type ScrapeJob } from '../../lib/protocol/index.js';
+import type { EngineContext } from '../../worker/engine.js';
+
+let sequence = 0;
+
+/** A ScrapeJob as the gateway would send it; params are merged over the engine's defaults. */
+export function job(engine: 'obscura' | 'chromium', params: Record<string, unknown>, budgetMs = 20_000): ScrapeJob {
+  sequence += 1;
+  const now = Date.now();
+  return {
+    type: SCRAPE_JOB_TYPE,
+    request_id: `req-${process.pid}-${sequence}`,
+    project_id: 'project-test',
+    engine,
+    params: { js_render: true, ...params },
+    deadline_at: now + budgetMs,
+    budget_ms: budgetMs,
+    dispatched_at: now,
+    session: null,
+  };
+}
+
+export function context(signal: AbortSignal = new AbortController().signal): EngineContext {
+  return { workerId: 'worker-test', signal };
+}
+
+/** Pids of processes whose command line holds `pattern` (the pattern itself never matches pgrep). */
+export function pgrep(args: string[]): number[] {
+  try {
+    return execFileSync('pgrep', args, { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+}
+
+/** The error a promise rejects with, for asserting on its code and retryability. */
+export async function failureOf(promise: Promise<unknown>): Promise<{ code: string; retryable: boolean; detail: string | undefined }> {
+  try {
+    await promise;
+  } catch (error) {
+    const e = error as { code: string; retryable: boolean; detail?: string };
+    return { code: e.code, retryable: e.retryable, detail: e.detail };
+  }
+  throw new Error('expected the promise to reject');
+}

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectChallenge } from '../../worker/challenge/detect.js';
+import { EgressGuard } from '../../worker/egress/guard.js';
+import { FetchEngine } from '../../worker/fetch/fetch-engine.js';
+import { CHALLENGE_PAGES, NOT_CHALLENGE_PAGES } from '../support/challenge-pages.js';
+import { startTargetSite, type TargetSite } from '../support/target-site.js';
+import { engineContext, fetchJob } from './helpers.js';
+
+const EXPECTED_VENDOR: Record<string, string> = {
+  cloudflare: 'cloudflare',
+  'cloudflare-body': 'cloudflare',
+  akamai: 'akamai',
+  datadome: 'datadome',
+  perimeterx: 'perimeterx',
+  imperva: 'imperva',
+  kasada: 'kasada',
+  'aws-waf': 'aws-waf',
+  f5: 'f5',
+  sucuri: 'sucuri',
+  hcaptcha: 'hcaptcha',
+  recaptcha: 'recaptcha',
+};
+
+describe('detectChallenge', () => {
+  it.each(Object.entries(CHALLENGE_PAGES))('recognises the %s page', (name, page) => {
+    const blocked = detectChallenge({ ...page, url: 'https://example.com/' });
+    expect(blocked?.vendor).toBe(EXPECTED_VENDOR[name]);
+    expect(blocked?.rule).toBeTruthy();
+    expect(blocked?.signal).toBeTruthy();
+  });
+
+  it.each(Object.entries(NOT_CHALLENGE_PAGES))('does not flag %s', (_name, page) => {
+    expect(detectChallenge({ ...page, url: 'https://example.com/' })).toBeNull();
+  });
+
+  it('reads header names case-insensitively', () => {
+    expect(detectChallenge({ status: 403, headers: { 'CF-Mitigated': 'challenge' }, body: '', url: 'https://e.com/' })?.vendor).toBe('cloudflare');
+  });
+});
+
+describe('fetch engine sets blocked', () => {
+  const policy = { allowLoopback: true };
+  let site: TargetSite;
+  let guard: EgressGuard;
+  let engine: FetchEngine;
+  beforeAll(async () => {
+    site = await startTargetSite();
+    guard = await EgressGuard.start({ policy });
+    engine = new FetchEngine({ guard, policy });
+  });
+  afterAll(async () => {
+    await guard.close();
+    await site.close();
+  });
+
+  it('returns the challenge page with blocked set and the attempt marked', async () => {
+    const page = await engine.fetch(fetchJob({ url: `${site.origin}/challenge/cloudflare` }), engineContext());
+    expect(page.status).toBe(403);
+    expect(page.blocked).toEqual({ vendor: 'cloudflare', signal: expect.any(String), rule: 'cloudflare-mitigated-header' });
+    expect(page.attempts.at(-1)?.outcome).toBe('challenge');
+  });
+
+  it('leaves a bare 403 unblocked', async () => {
+    const page = await engine.fetch(fetchJob({ url: `${site.origin}/bare-403` }), engineContext());
+    expect(page.status).toBe(403);
+    expect(page.blocked).toBeNull();
+  });
+});

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isUlid } from '../../lib/ids.js';
+import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { SIMPLE_HTML, startTargetSite, type TargetSite } from '../support/target-site.js';
+
+let service: EmbeddedService;
+let site: TargetSite;
+
+beforeAll(async () => {
+  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'] }), startTargetSite()]);
+});
+afterAll(async () => {
+  await service?.stop();
+  await site?.close();
+});
+
+describe('the thinnest scrape, embedded mode', () => {
+  it('returns the target HTML through the in-process bus with the scrape headers', async () => {
+    const response = await fetch(`${service.url}/v1/scrape`, jsonPost(service.secret, { url: `${site.origin}/` }));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.headers.get('x-engine')).toBe('fetch');
+    expect(response.headers.get('x-target-status')).toBe('200');
+    expect(response.headers.get('x-credits-charged')).toBe('1');
+    expect(isUlid(response.headers.get('x-request-id') ?? '')).toBe(true);
+    expect(await response.text()).toBe(SIMPLE_HTML);
+  });
+
+  it('serves GET /v1/scrape the same way', async () => {
+    const response = await fetch(`${service.url}/v1/scrape?url=${encodeURIComponent(`${site.origin}/`)}`, authed(service.secret));
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe(SIMPLE_HTML);
+  });
+
+  it('lists the embedded fetch worker under GET /v1/workers', async () => {
+    const response = await fetch(`${service.url}/v1/workers`, authed(service.secret));
+    const body = (await response.json()) as { workers: Array<Record<string, unknown>>; transport: string };
+    expect(body.transport).toBe('memory');
+    expect(body.workers).toHaveLength(1);
+    expect(body.workers[0]).toMatchObject({
+      engine: 'fetch',
+      pool: 'default',
+      status: 'ready',
+      capacity: expect.any(Number),
+      in_flight: 0,
+      version: 'test',
+      host: expect.any(String),
+      started_at: expect.any(String),
+      last_seen_at: expect.any(String),
+    });
+  });
+
+  it('answers an engine with no workers with 503 ENGINE::UNAVAILABLE at 0 credits', async () => {
+    const response = await fetch(`${service.url}/v1/scrape`, jsonPost(service.secret, { url: `${site.origin}/`, engine: 'chromium' }));
+    expect(response.status).toBe(503);
+    expect(response.headers.get('x-credits-charged')).toBe('0');
+    expect(await response.json()).toMatchObject({ code: 'ERR::ENGINE::UNAVAILABLE', retryable: true });
+  });
+});
