@@ -17,6 +17,7 @@ const RANGE_REASONS: Record<string, string> = {
   deprecatedSiteLocal: 'site-local',
   discard: 'discard',
   rfc6145: 'ipv4-translated',
+  rfc6052: 'nat64',
   '6to4': '6to4',
   teredo: 'teredo',
   as112v6: 'as112',
@@ -68,13 +69,14 @@ function classifyParsed(address: ipaddr.IPv4 | ipaddr.IPv6): string {
     if (inner) {
       const innerClass = classifyParsed(inner);
       // Mapped and NAT64 forms reach the embedded address; 6to4 and Teredo relays are refused outright.
-      if ((range === 'ipv4Mapped' || range === 'rfc6052') && innerClass === 'public') return 'public';
+      if (range === 'ipv4Mapped') return innerClass;
+      if (range === 'rfc6052' && innerClass === 'public') return 'public';
       const label = RANGE_REASONS[range] ?? range;
       return innerClass === 'public' ? label : `${label} (embeds ${innerClass})`;
     }
   }
-  if (range !== 'unicast') return RANGE_REASONS[range] ?? range;
-  return extraReason(address) ?? 'public';
+  if (range === 'unicast' || range === 'reserved') return extraReason(address) ?? (range === 'unicast' ? 'public' : 'reserved');
+  return RANGE_REASONS[range] ?? range;
 }
 
 /** True when `ip` is an IPv4 or IPv6 literal (no brackets, no zone). */

@@ -39,7 +39,7 @@ describe('classifyAddress', () => {
     ['240.0.0.1', 'reserved'],
     ['::ffff:127.0.0.1', 'loopback'],
     ['::ffff:8.8.8.8', 'public'],
-    ['64:ff9b::7f00:1', 'rfc6052 (embeds loopback)'],
+    ['64:ff9b::7f00:1', 'nat64 (embeds loopback)'],
     ['64:ff9b::808:808', 'public'],
   ])('%s is %s', (ip, expected) => {
     expect(classifyAddress(ip)).toBe(expected);

@@ -74,6 +74,17 @@ describe.each([true, false])('fetch engine, impersonate=%s', (impersonate) => {
     expect(head.body.length).toBe(0);
   });
 
+  it('sends Chrome headers when impersonating, plain ones otherwise', async () => {
+    const echo = JSON.parse((await get('/echo')).text ?? '{}') as { headers: Record<string, string> };
+    if (impersonate) {
+      expect(echo.headers['user-agent']).toMatch(/Chrome\/\d+/);
+      expect(echo.headers['sec-ch-ua']).toBeTruthy();
+    } else {
+      expect(echo.headers['user-agent']).toMatch(/Trawler/);
+    }
+    expect(echo.headers['accept-encoding']).toMatch(/zstd/);
+  });
+
   it('refuses a body over the size ceiling', async () => {
     const error = await rejection(get('/big'));
     expect(error.code).toBe('ERR::UPSTREAM::ERROR');

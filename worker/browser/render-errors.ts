@@ -11,7 +11,7 @@ const NET_ERRORS: Array<[RegExp, ServiceError['code']]> = [
   [/ERR_TIMED_OUT|ERR_CONNECTION_TIMED_OUT/, 'ERR::UPSTREAM::TIMEOUT'],
 ];
 
-const BROWSER_GONE = /Target page, context or browser has been closed|Browser has been closed|browser has disconnected|Page crashed|page crashed|Target crashed|Connection closed/i;
+const BROWSER_GONE = /Target page, context or browser has been closed|Browser has been closed|Browser closed|browser has disconnected|Page crashed|page crashed|Target crashed|Connection closed/i;
 
 export function isBrowserGone(error: unknown): boolean {
   return error instanceof Error && BROWSER_GONE.test(error.message);

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EgressGuard } from '../../worker/egress/guard.js';
+import { BrowserEngine } from '../../worker/browser/render-engine.js';
+import { startJsSite, type JsSite } from '../support/js-pages.js';
+import { context, failureOf, job, pgrep } from './harness.js';
+
+let site: JsSite;
+let guard: EgressGuard;
+
+beforeAll(async () => {
+  site = await startJsSite();
+  guard = await EgressGuard.start({ policy: { allowLoopback: true } });
+});
+
+afterAll(async () => {
+  await guard?.close();
+  await site?.close();
+});
+
+describe.each(['obscura', 'chromium'] as const)('%s browser killed mid-render', { timeout: 60_000 }, (name) => {
+  it('fails the request with a retryable RENDER_FAILED, recovers, and leaves no process behind', async () => {
+    const engine = new BrowserEngine({ name, guard, capacity: 1 });
+    await engine.start();
+    const [browserPid] = pgrep(['-f', `trawler-browser=${engine.marker}`]);
+    expect(browserPid).toBeGreaterThan(0);
+    const group = pgrep(['-g', String(browserPid)]);
+    expect(group.length).toBeGreaterThan(1);
+
+    const arrived = site.nextHit('/slow');
+    const rendering = failureOf(engine.fetch(job(name, { url: `${site.origin}/slow` }), context()));
+    await arrived;
+    process.kill(browserPid, 'SIGKILL');
+    const failure = await rendering;
+    expect(failure).toMatchObject({ code: 'ERR::ENGINE::RENDER_FAILED', retryable: true });
+
+    const page = await engine.fetch(job(name, { url: `${site.origin}/client-rendered` }), context());
+    expect(page.text).toContain('Rendered by JS');
+    expect(pgrep(['-g', String(browserPid)])).toEqual([]);
+
+    await engine.stop();
+    expect(pgrep(['-f', `trawler-browser=${engine.marker}`])).toEqual([]);
+  });
+});
+
+describe('budget exhausted mid-navigation', { timeout: 30_000 }, () => {
+  it('answers 504 UPSTREAM::TIMEOUT and the browser keeps serving', async () => {
+    const engine = new BrowserEngine({ name: 'obscura', guard, capacity: 1 });
+    await engine.start();
+    const failure = await failureOf(engine.fetch(job('obscura', { url: `${site.origin}/slow` }, 1_500), context()));
+    expect(failure.code).toBe('ERR::UPSTREAM::TIMEOUT');
+    const page = await engine.fetch(job('obscura', { url: `${site.origin}/static` }), context());
+    expect(page.status).toBe(200);
+    await engine.stop();
+    expect(pgrep(['-f', `trawler-browser=${engine.marker}`])).toEqual([]);
+  });
+
+  it('stops when the worker aborts the job', async () => {
+    const engine = new BrowserEngine({ name: 'obscura', guard, capacity: 1 });
+    await engine.start();
+    const abort = new AbortController();
+    const arrived = site.nextHit('/slow');
+    const rendering = failureOf(engine.fetch(job('obscura', { url: `${site.origin}/slow` }), context(abort.signal)));
+    await arrived;
+    abort.abort();
+    expect((await rendering).code).toBe('ERR::UPSTREAM::TIMEOUT');
+    await engine.stop();
+  });
+});

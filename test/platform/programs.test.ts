@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startProgram } from '../support/programs.js';
+import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+
+const run = promisify(execFile);
+const ENTRY = join(process.cwd(), 'dist/bin/trawler.js');
+const available = await distributedServicesAvailable();
+
+function cli(args: string[], env: Record<string, string>) {
+  return run(process.execPath, [ENTRY, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+}
+
+describe('the embedded default as a program (npm start)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'trawler-data-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('bootstraps on first start, prints the Default secret once, and serves it', async () => {
+    const env = { DATA_DIR: dataDir, PORT: '0', EMBEDDED_ENGINES: 'fetch' };
+    const first = startProgram(['all'], env);
+    const listening = await first.waitForLog((line) => line.msg === 'gateway listening');
+    const secret = /svc_live_[a-z2-7]{52}/.exec(first.stderr.join(''))?.[0];
+    expect(secret).toBeDefined();
+    const workers = await fetch(`${String(listening.url)}/v1/workers`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(workers.status).toBe(200);
+    expect(((await workers.json()) as { workers: unknown[] }).workers).toHaveLength(1);
+    first.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const second = startProgram(['all'], env);
+    const again = await second.waitForLog((line) => line.msg === 'gateway listening');
+    expect(second.stderr.join('')).not.toMatch(/svc_live_/);
+    const still = await fetch(`${String(again.url)}/v1/workers`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(still.status).toBe(200);
+    second.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('refuses to start with invalid configuration, naming the setting', async () => {
+    await expect(cli(['all'], { PORT: 'not-a-port', DATA_DIR: dataDir })).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('PORT'),
+    });
+  });
+});
+
+describe.skipIf(!available)('key management CLI and migrations against PostgreSQL', () => {
+  let database: { url: string; drop(): Promise<void> };
+  afterAll(async () => database?.drop());
+
+  it('applies migrations once when two processes start at the same moment', async () => {
+    database = await createTestDatabase();
+    const results = await Promise.all([cli(['migrate'], { DATABASE_URL: database.url }), cli(['migrate'], { DATABASE_URL: database.url })]);
+    for (const result of results) expect(result.stdout).toContain('migrations applied');
+  });
+
+  it('creates, lists and revokes keys; the secret is shown only at creation', async () => {
+    const env = { DATABASE_URL: database.url, PORT: '0', KEY_CACHE_SECONDS: '0', LOG_LEVEL: 'info' };
+    const gateway = startProgram(['gateway'], env);
+    try {
+      const listening = await gateway.waitForLog((line) => line.msg === 'gateway listening');
+      const projectId = String((await gateway.waitForLog((line) => line.msg === 'bootstrapped an empty store')).project_id);
+      const created = JSON.parse((await cli(['keys', 'create', '--project', projectId, '--env', 'test', '--scopes', 'read', '--name', 'ci'], env)).stdout) as {
+        secret: string; display_prefix: string; scopes: string[]; environment: string;
+      };
+      expect(created.secret).toMatch(/^svc_test_[a-z2-7]{52}$/);
+      expect(created).toMatchObject({ display_prefix: created.secret.slice(0, 16), scopes: ['read'], environment: 'test' });
+      const listed = (await cli(['keys', 'list'], env)).stdout;
+      expect(listed).toContain(created.display_prefix);
+      expect(listed).not.toContain(created.secret);
+      const url = `${String(listening.url)}/v1/workers`;
+      expect((await fetch(url, { headers: { authorization: `Bearer ${created.secret}` } })).status).toBe(200);
+      await cli(['keys', 'revoke', created.display_prefix], env);
+      const revoked = await fetch(url, { headers: { authorization: `Bearer ${created.secret}` } });
+      expect(revoked.status).toBe(401);
+      expect(((await revoked.json()) as { code: string }).code).toBe('ERR::AUTH::REVOKED_KEY');
+      await expect(cli(['keys', 'create', '--project', projectId, '--scopes', 'everything'], env)).rejects.toMatchObject({
+        stderr: expect.stringContaining('unknown scope'),
+      });
+    } finally {
+      gateway.kill('SIGKILL');
+      await gateway.exited;
+    }
+  });
+});
