@@ -7,6 +7,7 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { fleetRoutes } from './routes/fleet.js';
 import { healthRoutes } from './routes/health.js';
+import { requestLogRoutes } from './routes/requests.js';
 import { scrapeRoutes } from './routes/scrape.js';
 
 export const BROWSER_PATH = '/v1/browser';
@@ -26,6 +27,7 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.use('/v1', authenticate(context.keys, BROWSER_PATH), rateLimit(context));
   app.use(scrapeRoutes(context));
   app.use(fleetRoutes(context));
+  app.use(requestLogRoutes(context));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ServiceError('ERR::REQUEST::NOT_FOUND', `No route ${req.method} ${req.path}`));
   });

@@ -3,6 +3,7 @@ import { SCRAPE_RESULT_TYPE, type ScrapeFailure, type ScrapeJob, type ScrapeResu
 import type { ScrapeParams } from '../lib/scrape/types.js';
 import type { ContentInput, ContentOutput } from './content/pipeline.js';
 import type { Engine, EngineContext, RawPage } from './engine.js';
+import { needsJavaScript } from './usability.js';
 
 export interface ContentRunner {
   run(input: ContentInput): Promise<ContentOutput>;
@@ -67,6 +68,7 @@ export async function runJob(engine: Engine, content: ContentRunner, job: Scrape
       body: output.body,
       body_encoding: output.bodyEncoding,
       envelope: output.envelope,
+      needs_javascript: engine.name === 'fetch' && needsJavaScript(page.mediaType, page.text),
       screenshot_delivered: wantsScreenshot(job) ? (page.screenshots?.length ?? 0) > 0 : null,
       session: page.session ?? null,
     };

@@ -1,52 +1,103 @@
 import { Router, type Request, type Response } from 'express';
+import { problemBody, toServiceError, type ServiceError } from '../../lib/errors/index.js';
 import { parseScrapeBody, parseScrapeQuery, type ProjectDefaults } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
+import { insertRequestLog } from '../../lib/store/request-log.js';
 import type { GatewayContext } from '../context.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { principalOf, scope } from '../middleware/auth.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
-import { performScrape, ScrapeFailed } from '../scrape/scrape-service.js';
+import { scrapeLogEntry } from '../scrape/log-entry.js';
+import { performScrape, ScrapeFailed, type ScrapeRecord, type ScrapeSucceeded } from '../scrape/scrape-service.js';
 import { sendScrapeSuccess } from '../scrape/respond.js';
 
-/** GET and POST /v1/scrape (scope `scrape`). */
+type ReadParams = (req: Request, res: Response, defaults: ProjectDefaults) => ScrapeParams;
+
+/** GET and POST /v1/scrape (scope `scrape`). Every request, success or error, is written to the request log. */
 export function scrapeRoutes(context: GatewayContext): Router {
   const router = Router();
-  const handle = (read: (req: Request, res: Response, defaults: ProjectDefaults) => ScrapeParams) =>
-    async (req: Request, res: Response) => {
-      const principal = principalOf(res);
-      const params = read(req, res, principal.project.defaults as ProjectDefaults);
-      const slot = context.concurrency.acquire(principal.organization.id, principal.organization.concurrency_limit);
-      res.setHeader('Concurrency-Limit', String(slot.limit));
-      res.setHeader('Concurrency-Remaining', String(slot.remaining));
-      try {
-        const outcome = await performScrape(context, {
-          requestId: res.locals.requestId as string,
-          principal,
-          params,
-          receivedAt: res.locals.receivedAt as number,
-        });
-        sendScrapeSuccess(res, outcome, params, 'miss');
-      } catch (error) {
-        throw error instanceof ScrapeFailed ? error.error : error;
-      } finally {
-        slot.release();
-      }
-    };
   router
     .route('/v1/scrape')
     .get(
       scope('scrape'),
-      handle((req, _res, defaults) => parseScrapeQuery(req.query as Record<string, unknown>, parseOptions(context, defaults))),
+      handler(context, (req, _res, defaults) => parseScrapeQuery(req.query as Record<string, unknown>, parseOptions(context, defaults))),
     )
     .post(
       scope('scrape'),
       jsonBody({ required: true }),
-      handle((_req, res, defaults) => parseScrapeBody(res.locals.body, parseOptions(context, defaults))),
+      handler(context, (_req, res, defaults) => parseScrapeBody(res.locals.body, parseOptions(context, defaults))),
     )
     .all(methodNotAllowed(['GET', 'POST']));
   return router;
 }
 
+function handler(context: GatewayContext, read: ReadParams) {
+  return async (req: Request, res: Response) => {
+    const principal = principalOf(res);
+    let params: ScrapeParams | null = null;
+    let record: ScrapeRecord | null = null;
+    let success: ScrapeSucceeded | null = null;
+    let failure: ServiceError | null = null;
+    let body: Buffer | null = null;
+    let clientGone = false;
+    res.on('close', () => {
+      if (!res.writableFinished) clientGone = true;
+    });
+    try {
+      params = read(req, res, principal.project.defaults as ProjectDefaults);
+      const slot = context.concurrency.acquire(principal.organization.id, principal.organization.concurrency_limit);
+      res.setHeader('Concurrency-Limit', String(slot.limit));
+      res.setHeader('Concurrency-Remaining', String(slot.remaining));
+      try {
+        success = await performScrape(context, {
+          requestId: res.locals.requestId as string,
+          principal,
+          params,
+          receivedAt: res.locals.receivedAt as number,
+        });
+      } finally {
+        slot.release();
+      }
+      body = sendScrapeSuccess(res, success, params);
+    } catch (error) {
+      if (error instanceof ScrapeFailed) record = error.record;
+      failure = toServiceError(error instanceof ScrapeFailed ? error.error : error);
+    }
+    const entry = scrapeLogEntry({
+      requestId: res.locals.requestId as string,
+      receivedAt: res.locals.receivedAt as number,
+      projectId: principal.project.id,
+      params,
+      rawUrl: rawUrlOf(req, res),
+      record,
+      success,
+      error: failure,
+      bytesIn: (res.locals.bytesIn as number | undefined) ?? 0,
+      bytesOut: body?.length ?? (failure ? problemSize(context, req, res, failure) : 0),
+      clientGone,
+    });
+    await insertRequestLog(context.db, entry, principal.organization.id).catch((error: unknown) =>
+      (res.locals.logger as GatewayContext['logger']).error({ err: error }, 'request log write failed'),
+    );
+    if (failure) throw failure;
+    res.end(body);
+  };
+}
+
 function parseOptions(context: GatewayContext, projectDefaults: ProjectDefaults) {
   return { projectDefaults, egressPolicy: context.egressPolicy };
+}
+
+function rawUrlOf(req: Request, res: Response): string | null {
+  const candidate = req.method === 'GET' ? req.query.url : (res.locals.body as { url?: unknown } | undefined)?.url;
+  return typeof candidate === 'string' ? candidate.slice(0, 8192) : null;
+}
+
+function problemSize(context: GatewayContext, req: Request, res: Response, error: ServiceError): number {
+  const body = problemBody(error, {
+    docsUrl: context.config.DOCS_URL,
+    requestId: res.locals.requestId as string,
+    instance: req.originalUrl.split('?')[0],
+  });
+  return Buffer.byteLength(JSON.stringify(body));
 }

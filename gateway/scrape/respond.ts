@@ -3,34 +3,35 @@ import { MICRO_PER_CREDIT } from '../../lib/protocol/index.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { ScrapeSucceeded } from './scrape-service.js';
 
-export type CacheState = 'hit' | 'miss' | 'bypass';
-
-/** Writes a successful scrape: the document or the JSON envelope, with SPEC.md's success headers. */
-export function sendScrapeSuccess(
-  res: Response,
-  outcome: ScrapeSucceeded,
-  params: ScrapeParams,
-  cacheState: CacheState,
-): void {
+/**
+ * Sets status and SPEC.md's success headers for a scrape and returns the body to send: the document,
+ * or the JSON envelope completed with the fields only the gateway knows.
+ */
+export function sendScrapeSuccess(res: Response, outcome: ScrapeSucceeded, params: ScrapeParams): Buffer {
   const { result } = outcome;
   res.setHeader('X-Credits-Charged', String(outcome.chargedMicro / MICRO_PER_CREDIT));
   res.setHeader('X-Target-Status', String(result.target_status));
   res.setHeader('X-Engine', result.engine);
-  res.setHeader('Cache-State', cacheState);
+  res.setHeader('Cache-State', outcome.cacheState);
   if (outcome.warnings.length > 0) res.setHeader('X-Warning', outcome.warnings);
-  const status = params.original_status ? result.target_status : 200;
-  res.status(status);
+  res.status(params.original_status ? result.target_status : 200);
   if (result.envelope) {
     const envelope = {
       ...result.envelope,
       request_id: res.locals.requestId as string,
-      warnings: outcome.warnings,
+      engine: result.engine,
+      credits_charged: outcome.chargedMicro / MICRO_PER_CREDIT,
+      cache_state: outcome.cacheState,
+      warnings: [...new Set([...stringList(result.envelope.warnings), ...outcome.warnings])],
       diagnostics: { attempts: outcome.attempts },
     };
-    res.type('application/json').send(JSON.stringify(envelope));
-    return;
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    return Buffer.from(JSON.stringify(envelope), 'utf8');
   }
-  const body = result.body_encoding === 'base64' ? Buffer.from(result.body, 'base64') : Buffer.from(result.body, 'utf8');
   res.setHeader('Content-Type', result.content_type);
-  res.send(body);
+  return result.body_encoding === 'base64' ? Buffer.from(result.body, 'base64') : Buffer.from(result.body, 'utf8');
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }

@@ -1,12 +1,13 @@
 import { ServiceError, type Attempt } from '../../lib/errors/index.js';
 import { SCRAPE_JOB_TYPE, type EngineName, type ScrapeJob, type ScrapeResult, type ScrapeSuccess } from '../../lib/protocol/index.js';
-import { engineCostMicro, isBillableStatus, reservationMicro, checkMaxCost } from '../../lib/scrape/cost.js';
-import { planEngines, type EnginePlan } from '../../lib/scrape/engine-selection.js';
+import { engineCostMicro, isBillableStatus, isCacheable, reservationMicro, checkMaxCost } from '../../lib/scrape/cost.js';
+import { planEngines, withoutClimb, type EnginePlan } from '../../lib/scrape/engine-selection.js';
 import { parameterWarnings } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { reserveCredits, settleReservation, type Reservation } from '../../lib/store/credits.js';
 import type { Principal } from '../auth/key-resolver.js';
 import type { GatewayContext } from '../context.js';
+import { readCache, writeCache } from './cache.js';
 import { dispatchJob } from './dispatch.js';
 import { deploymentFor } from './deployment.js';
 
@@ -27,6 +28,7 @@ export interface ScrapeRecord {
   plan: EnginePlan | null;
   admissionMs: number;
   dispatchMs: number;
+  cacheState: 'hit' | 'miss' | 'bypass';
 }
 
 export interface ScrapeSucceeded extends ScrapeRecord {
@@ -57,13 +59,22 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
     plan: null,
     admissionMs: 0,
     dispatchMs: 0,
+    cacheState: isCacheable(params) ? 'miss' : 'bypass',
   };
   let reservation: Reservation | null = null;
   try {
-    const plan = planEngines(params, deploymentFor(context, principal));
+    let plan = planEngines(params, deploymentFor(context, principal));
     record.plan = plan;
     checkMaxCost(plan, params);
-    reservation = await reserveCredits(context.db, creditAccount(principal), reservationMicro(plan, params));
+    if (record.cacheState === 'miss') {
+      const hit = await readCache(context.db, principal.project.id, params);
+      if (hit) {
+        context.metrics.scrapes.inc({ engine: hit.engine, outcome: 'cache_hit' });
+        return { ...record, engine: hit.engine, cacheState: 'hit', admissionMs: Date.now() - request.receivedAt, result: hit };
+      }
+    }
+    ({ plan, reservation } = await reserve(context, principal, plan, params));
+    record.plan = plan;
     record.admissionMs = Date.now() - request.receivedAt;
     const dispatchStart = Date.now();
     const success = await runRungs(context, request, plan, record);
@@ -72,6 +83,7 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
     record.warnings.push(...success.warnings);
     record.chargedMicro = chargeFor(success, params);
     await settleReservation(context.db, reservation.id, record.chargedMicro);
+    if (record.cacheState === 'miss') await writeCache(context.db, principal.project.id, params, success);
     context.metrics.scrapes.inc({ engine: success.engine, outcome: 'success' });
     context.metrics.creditsCharged.inc({ engine: success.engine }, record.chargedMicro);
     return { ...record, result: success };
@@ -84,18 +96,42 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
 }
 
 async function runRungs(context: GatewayContext, request: ScrapeRequest, plan: EnginePlan, record: ScrapeRecord): Promise<ScrapeSuccess> {
-  let lastError: ServiceError | null = null;
   for (const [index, engine] of plan.rungs.entries()) {
     const result = await dispatchJob(context.bus, context.directory, jobFor(context, request, engine));
     record.results.push(result);
     record.engine = engine;
     record.attempts.push(...result.attempts.map((a) => ({ ...a, n: record.attempts.length + a.n })));
     const isLast = index === plan.rungs.length - 1;
-    if (result.ok) return result;
-    lastError = ServiceError.fromWire(result.error);
-    if (!isLast) record.warnings.push('ESCALATED');
+    if (isLast || isUsable(result, request.params)) {
+      if (result.ok) return result;
+      throw ServiceError.fromWire(result.error);
+    }
+    record.warnings.push('ESCALATED');
   }
-  throw lastError ?? new ServiceError('ERR::ENGINE::UNAVAILABLE', 'No engine could serve this request');
+  throw new ServiceError('ERR::ENGINE::UNAVAILABLE', 'No engine could serve this request');
+}
+
+/**
+ * mode=auto moves to the next rung unless this one returned a usable page: a success with a billable
+ * status that is neither a challenge nor an empty JavaScript shell (docs/mode-auto.md).
+ */
+function isUsable(result: ScrapeResult, params: ScrapeParams): boolean {
+  return result.ok && isBillableStatus(result.target_status, params) && !result.needs_javascript;
+}
+
+/**
+ * Holds the dearest cost. Bot-challenge rule 6: when the allowance covers the first rung but not the
+ * camoufox climb, the climb is dropped instead of refusing the request.
+ */
+async function reserve(context: GatewayContext, principal: Principal, plan: EnginePlan, params: ScrapeParams) {
+  const account = creditAccount(principal);
+  try {
+    return { plan, reservation: await reserveCredits(context.db, account, reservationMicro(plan, params)) };
+  } catch (error) {
+    if (!plan.climbToCamoufox || !(error instanceof ServiceError) || error.code !== 'ERR::LIMIT::QUOTA_EXCEEDED') throw error;
+    const grounded = withoutClimb(plan);
+    return { plan: grounded, reservation: await reserveCredits(context.db, account, reservationMicro(grounded, params)) };
+  }
 }
 
 function jobFor(context: GatewayContext, request: ScrapeRequest, engine: EngineName): ScrapeJob {

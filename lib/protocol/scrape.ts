@@ -79,6 +79,8 @@ export const ScrapeSuccessSchema = z.object({
   body_encoding: z.enum(['utf8', 'base64']),
   /** The JSON envelope when one is answered, minus the fields only the gateway knows. */
   envelope: z.record(z.string(), z.unknown()).nullable(),
+  /** The fetched page is an empty application shell or asks for JavaScript (mode=auto escalates). */
+  needs_javascript: z.boolean().default(false),
   /** False when a screenshot was asked for but not delivered (billed 0 by the gateway). */
   screenshot_delivered: z.boolean().nullable(),
   session: SessionStateSchema.nullable().default(null),

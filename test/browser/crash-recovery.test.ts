@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EgressGuard } from '../../worker/egress/guard.js';
 import { BrowserEngine } from '../../worker/browser/render-engine.js';
 import { startJsSite, type JsSite } from '../support/js-pages.js';
-import { context, failureOf, job, pgrep } from './harness.js';
+import { context, failureOf, job, pgrep, running } from './harness.js';
 
 let site: JsSite;
 let guard: EgressGuard;
@@ -21,7 +21,7 @@ describe.each(['obscura', 'chromium'] as const)('%s browser killed mid-render', 
   it('fails the request with a retryable RENDER_FAILED, recovers, and leaves no process behind', async () => {
     const engine = new BrowserEngine({ name, guard, capacity: 1 });
     await engine.start();
-    const [browserPid] = pgrep(['-f', `trawler-browser=${engine.marker}`]);
+    const [browserPid] = pgrep(['-P', String(process.pid), '-f', `trawler-browser=${engine.marker}`]);
     expect(browserPid).toBeGreaterThan(0);
     const group = pgrep(['-g', String(browserPid)]);
     expect(group.length).toBeGreaterThan(1);
@@ -35,7 +35,9 @@ describe.each(['obscura', 'chromium'] as const)('%s browser killed mid-render', 
 
     const page = await engine.fetch(job(name, { url: `${site.origin}/client-rendered` }), context());
     expect(page.text).toContain('Rendered by JS');
-    expect(pgrep(['-g', String(browserPid)])).toEqual([]);
+    // Every process of the killed browser's group is gone (at most an unreaped zombie, see running()).
+    expect(running(pgrep(['-g', String(browserPid)]))).toEqual([]);
+    expect(running(group)).toEqual([]);
 
     await engine.stop();
     expect(pgrep(['-f', `trawler-browser=${engine.marker}`])).toEqual([]);
@@ -64,5 +66,24 @@ describe('budget exhausted mid-navigation', { timeout: 30_000 }, () => {
     abort.abort();
     expect((await rendering).code).toBe('ERR::UPSTREAM::TIMEOUT');
     await engine.stop();
+  });
+});
+
+describe('recycling', { timeout: 30_000 }, () => {
+  it('replaces a browser after recycleAfterPages pages, killing the old one', async () => {
+    const engine = new BrowserEngine({ name: 'obscura', guard, capacity: 1, recycleAfterPages: 2 });
+    await engine.start();
+    // Browser main processes are children of this process; their zygotes repeat the marker.
+    const marker = ['-P', String(process.pid), '-f', `trawler-browser=${engine.marker}`];
+    const [first] = pgrep(marker);
+    expect(first).toBeGreaterThan(0);
+    for (let n = 0; n < 2; n += 1) await engine.fetch(job('obscura', { url: `${site.origin}/static` }), context());
+    const page = await engine.fetch(job('obscura', { url: `${site.origin}/client-rendered` }), context());
+    expect(page.text).toContain('Rendered by JS');
+    // The replacement is up; the worn-out browser may still be closing in the background.
+    expect(pgrep(marker).filter((pid) => pid !== first)).toHaveLength(1);
+    await engine.stop();
+    expect(pgrep(marker)).toEqual([]);
+    expect(running(pgrep(['-g', String(first)]))).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { SCRAPE_JOB_TYPE, type ScrapeJob } from '../../lib/protocol/index.js';
 import type { EngineContext } from '../../worker/engine.js';
 
@@ -43,4 +44,20 @@ export async function failureOf(promise: Promise<unknown>): Promise<{ code: stri
     return { code: e.code, retryable: e.retryable, detail: e.detail };
   }
   throw new Error('expected the promise to reject');
+}
+
+/**
+ * The pids among `pids` that are still running. Renderers orphaned by a SIGKILLed browser are
+ * re-parented to PID 1, which reaps them only when it is a real init (tini, `docker --init`); in
+ * this sandbox PID 1 does not, so dead ones linger as zombies (state Z) that hold no resources.
+ */
+export function running(pids: number[]): number[] {
+  return pids.filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    } catch {
+      return false;
+    }
+  });
 }

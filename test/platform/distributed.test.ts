@@ -36,7 +36,7 @@ describe.skipIf(!available)('distributed mode: gateway and worker as separate pr
     return fetch(`${gatewayUrl}/v1/scrape`, {
       method: 'POST',
       headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `${site.origin}${path}` }),
+      body: JSON.stringify({ url: `${site.origin}${path}`, cache: false }),
       signal: AbortSignal.timeout(timeoutMs),
     });
   }

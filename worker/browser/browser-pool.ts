@@ -96,6 +96,9 @@ export class BrowserPool {
 
   private async launchIdle(): Promise<void> {
     const browser = await this.launchCounted();
+    // The launch stops counting in the same tick the browser joins the pool, so a waiter that
+    // wakes up never sees neither and launches a browser too many.
+    this.launching -= 1;
     if (this.stopped) this.retire(browser);
     else this.idle.push(browser);
     this.notify();
@@ -103,23 +106,25 @@ export class BrowserPool {
 
   private async launchBusy(): Promise<ManagedBrowser> {
     const browser = await this.launchCounted();
+    this.launching -= 1;
     if (this.stopped) {
       this.retire(browser);
+      this.notify();
       throw new ServiceError('ERR::ENGINE::UNAVAILABLE', 'Browser pool is stopping');
     }
     this.busy.add(browser);
     return browser;
   }
 
+  /** Launches with `launching` raised; on success the caller lowers it, on failure this does. */
   private async launchCounted(): Promise<ManagedBrowser> {
     this.launching += 1;
     try {
       return await this.options.launch();
     } catch (error) {
-      throw new ServiceError('ERR::ENGINE::UNAVAILABLE', 'Browser failed to start', { cause: error });
-    } finally {
       this.launching -= 1;
       this.notify();
+      throw new ServiceError('ERR::ENGINE::UNAVAILABLE', 'Browser failed to start', { cause: error });
     }
   }
 

@@ -22,6 +22,9 @@ export interface ManagedBrowser {
   kill(): Promise<void>;
 }
 
+/** How long a browser may take to shut down cleanly before its process group is SIGKILLed. */
+const GRACEFUL_CLOSE_MS = 2_000;
+
 function killGroup(pid: number | null): void {
   if (pid === null) return;
   try {
@@ -70,10 +73,16 @@ export async function launchManagedBrowser(options: LaunchOptions): Promise<Mana
   const kill = (): Promise<void> => {
     killing ??= (async () => {
       dead = true;
+      // A live browser closes itself, reaping its own children; SIGKILL of the group is the
+      // fallback, and after a crash it finishes off the orphans still in the group.
+      if (child.exitCode === null && child.signalCode === null) {
+        const closed = server.close().catch(() => undefined);
+        const timer = new Promise<void>((resolve) => setTimeout(resolve, GRACEFUL_CLOSE_MS).unref());
+        await Promise.race([closed, timer]);
+      }
       killGroup(pid);
       await server.kill().catch(() => undefined);
       await exited;
-      // Children re-parented after the main process died are still in the group.
       killGroup(pid);
     })();
     return killing;

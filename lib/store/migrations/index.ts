@@ -1,4 +1,6 @@
 import * as accounts from './001-accounts.js';
+import * as requestLog from './002-request-log.js';
+import * as scrapeCache from './003-scrape-cache.js';
 
 export interface Migration {
   version: number;
@@ -7,4 +9,8 @@ export interface Migration {
 }
 
 /** Append only: a released migration is never edited. */
-export const MIGRATIONS: Migration[] = [{ version: 1, name: 'accounts', up: accounts.up }];
+export const MIGRATIONS: Migration[] = [
+  { version: 1, name: 'accounts', up: accounts.up },
+  { version: 2, name: 'request-log', up: requestLog.up },
+  { version: 3, name: 'scrape-cache', up: scrapeCache.up },
+].sort((a, b) => a.version - b.version);

@@ -1,0 +1,160 @@
+/**
+ * Render benchmark (not a test): on the same local JavaScript page, render latency (median, p95)
+ * and pages per second for each browser engine against raw playwright-core on the same binary
+ * (`newContext` + `goto` + `content`), and resident memory per concurrent render.
+ *
+ *   npx tsx bench/browser-bench.ts [--renders 40] [--concurrency 2]
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
+import { SCRAPE_JOB_TYPE, type ScrapeJob } from '../lib/protocol/index.js';
+import { findBrowserBinary } from '../worker/browser/binary.js';
+import { BrowserEngine } from '../worker/browser/render-engine.js';
+import { EgressGuard } from '../worker/egress/guard.js';
+import { startJsSite } from '../test/support/js-pages.js';
+
+const { values } = parseArgs({ options: { renders: { type: 'string', default: '40' }, concurrency: { type: 'string', default: '2' } } });
+const RENDERS = Number(values.renders);
+const CONCURRENCY = Number(values.concurrency);
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+function pgrep(args: string[]): number[] {
+  try {
+    return execFileSync('pgrep', args, { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Resident memory (MiB) of every process in the groups of this process's children (the browsers). */
+function browserRssMiB(): number {
+  let kib = 0;
+  for (const leader of pgrep(['-P', String(process.pid)])) {
+    for (const pid of pgrep(['-g', String(leader)])) {
+      try {
+        const match = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        kib += Number(match?.[1] ?? 0);
+      } catch {
+        // exited meanwhile
+      }
+    }
+  }
+  return kib / 1024;
+}
+
+interface Row {
+  name: string;
+  medianMs: number;
+  p95Ms: number;
+  pagesPerSecond: number;
+  rssPerRenderMiB: number;
+}
+
+/** Sequential renders for latency, then CONCURRENCY at once for throughput and memory. */
+async function measure(name: string, renderOnce: () => Promise<void>): Promise<Row> {
+  for (let i = 0; i < 3; i += 1) await renderOnce(); // warm-up
+  const latencies: number[] = [];
+  for (let i = 0; i < RENDERS; i += 1) {
+    const began = performance.now();
+    await renderOnce();
+    latencies.push(performance.now() - began);
+  }
+  latencies.sort((a, b) => a - b);
+  let peakRss = 0;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, browserRssMiB())), 100);
+  let next = 0;
+  const began = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < RENDERS) {
+        next += 1;
+        await renderOnce();
+      }
+    }),
+  );
+  const seconds = (performance.now() - began) / 1000;
+  clearInterval(sampler);
+  return {
+    name,
+    medianMs: percentile(latencies, 50),
+    p95Ms: percentile(latencies, 95),
+    pagesPerSecond: RENDERS / seconds,
+    rssPerRenderMiB: peakRss / CONCURRENCY,
+  };
+}
+
+function scrapeJob(engine: 'obscura' | 'chromium', url: string): ScrapeJob {
+  const now = Date.now();
+  return {
+    type: SCRAPE_JOB_TYPE,
+    request_id: `bench-${now}`,
+    project_id: 'bench',
+    engine,
+    params: { url, js_render: true, wait_for: '#title' },
+    deadline_at: now + 30_000,
+    budget_ms: 30_000,
+    dispatched_at: now,
+    session: null,
+  };
+}
+
+async function main(): Promise<void> {
+  const site = await startJsSite();
+  const guard = await EgressGuard.start({ policy: { allowLoopback: true } });
+  const url = `${site.origin}/client-rendered`;
+  const rows: Row[] = [];
+  try {
+    for (const engineName of ['obscura', 'chromium'] as const) {
+      const binary = findBrowserBinary(engineName, process.env);
+      if (binary === null) {
+        console.log(`${engineName}: no browser binary on this machine, skipped`);
+        continue;
+      }
+      const raw = await chromium.launch({ executablePath: binary, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+      const rawBrowsers = [raw, ...(await Promise.all(Array.from({ length: CONCURRENCY - 1 }, () => chromium.launch({ executablePath: binary, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] }))))];
+      let turn = 0;
+      rows.push(
+        await measure(`raw playwright (${binary.split('/').pop()})`, async () => {
+          const browser = rawBrowsers[turn++ % rawBrowsers.length];
+          const context = await browser.newContext();
+          const page = await context.newPage();
+          await page.goto(url);
+          await page.waitForSelector('#title');
+          await page.content();
+          await context.close();
+        }),
+      );
+      await Promise.all(rawBrowsers.map((b) => b.close()));
+
+      const engine = new BrowserEngine({ name: engineName, guard, capacity: CONCURRENCY, executablePath: binary });
+      await engine.start();
+      const signal = new AbortController().signal;
+      rows.push(
+        await measure(`${engineName} engine`, async () => {
+          await engine.fetch(scrapeJob(engineName, url), { workerId: 'bench', signal });
+        }),
+      );
+      await engine.stop();
+    }
+  } finally {
+    await guard.close();
+    await site.close();
+  }
+  console.log(`\n${RENDERS} renders of ${url}; throughput and memory at concurrency ${CONCURRENCY}\n`);
+  console.table(
+    rows.map((r) => ({
+      variant: r.name,
+      'median ms': r.medianMs.toFixed(1),
+      'p95 ms': r.p95Ms.toFixed(1),
+      'pages/s': r.pagesPerSecond.toFixed(2),
+      'RSS MiB per render': r.rssPerRenderMiB.toFixed(0),
+    })),
+  );
+}
+
+await main();

@@ -1,0 +1,110 @@
+import { codeAnchor, type ServiceError } from '../../lib/errors/index.js';
+import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { RequestLogEntry, RequestStatus } from '../../lib/store/request-log-entry.js';
+import type { ScrapeRecord, ScrapeSucceeded } from './scrape-service.js';
+
+export interface ScrapeLogInput {
+  requestId: string;
+  receivedAt: number;
+  projectId: string;
+  params: ScrapeParams | null;
+  /** The URL as sent, when the parameters could not be parsed. */
+  rawUrl: string | null;
+  record: ScrapeRecord | null;
+  success: ScrapeSucceeded | null;
+  error: ServiceError | null;
+  bytesIn: number;
+  bytesOut: number;
+  /** The caller went away before the answer (status `cancelled`). */
+  clientGone: boolean;
+}
+
+/** One request log entry (SPEC.md "Request log entry") from what the scrape did. */
+export function scrapeLogEntry(input: ScrapeLogInput): RequestLogEntry {
+  const record = input.success ?? input.record;
+  const results = record?.results ?? [];
+  const last = results.at(-1);
+  const url = input.params?.url || input.rawUrl;
+  const sumOf = (pick: (r: (typeof results)[number]) => number | null) =>
+    results.length === 0 ? null : results.reduce((sum, r) => sum + (pick(r) ?? 0), 0);
+  const totalMs = Date.now() - input.receivedAt;
+  const workerMs = sumOf((r) => r.spans.queue_ms + r.spans.engine_ms + (r.spans.extract_ms ?? 0)) ?? 0;
+  return {
+    id: input.requestId,
+    created_at: new Date(input.receivedAt).toISOString(),
+    project_id: input.projectId,
+    engine: record?.engine ?? null,
+    status: statusOf(input),
+    http_status: input.success ? input.success.result.target_status : (input.error?.targetStatus ?? null),
+    error_code: input.error ? codeAnchor(input.error.code) : null,
+    error_detail: input.error?.detail ?? null,
+    attempts: record?.attempts.length ?? 0,
+    url: url ?? null,
+    url_host: hostOf(url),
+    proxy: {
+      source: last?.proxy.source ?? (input.params?.proxy ? 'custom' : 'direct'),
+      endpoint_id: last?.proxy.endpoint ?? null,
+      provider: null,
+      requested_tier: input.params?.premium_proxy ? 'residential' : null,
+      requested_country: input.params?.proxy_country ?? null,
+      country: last?.proxy.country ?? null,
+      sticky: input.params?.sticky_key != null,
+      reason: input.params?.proxy ? 'caller_proxy' : null,
+      endpoints: [...new Set(results.map((r) => r.proxy.endpoint).filter((e): e is string => e !== null))],
+    },
+    spans: {
+      admission_ms: record?.admissionMs ?? totalMs,
+      dispatch_ms: record?.dispatchMs ?? 0,
+      worker_ms: workerMs,
+      queue_ms: sumOf((r) => r.spans.queue_ms) ?? 0,
+      engine_ms: sumOf((r) => r.spans.engine_ms) ?? 0,
+      upstream_ms: sumOf((r) => r.spans.upstream_ms),
+      extract_ms: sumOf((r) => r.spans.extract_ms),
+      total_ms: totalMs,
+    },
+    blocked: results.map((r) => r.blocked).find((b) => b !== null) ?? null,
+    bytes_in: input.bytesIn + results.reduce((sum, r) => sum + r.bytes_in, 0),
+    bytes_out: input.bytesOut,
+    proxy_bytes: results.reduce((sum, r) => sum + r.proxy_bytes, 0),
+    credits_micro: input.success?.chargedMicro ?? 0,
+    features: input.params ? featuresOf(input.params, record) : {},
+  };
+}
+
+function statusOf(input: ScrapeLogInput): RequestStatus {
+  if (input.success) return 'success';
+  if (input.clientGone) return 'cancelled';
+  const code = input.error?.code ?? 'ERR::INTERNAL::ERROR';
+  if (code === 'ERR::UPSTREAM::TIMEOUT') return 'timeout';
+  if (code === 'ERR::UPSTREAM::CHALLENGE') return 'blocked';
+  const status = input.error?.status ?? 500;
+  return status < 500 && status !== 410 ? 'rejected' : 'failed';
+}
+
+/** Which optional capabilities the request used (SPEC.md leaves `features` to us; docs/request-log.md). */
+function featuresOf(params: ScrapeParams, record: ScrapeRecord | null): Record<string, unknown> {
+  return {
+    method: params.method,
+    response_format: params.response_format,
+    mode: params.mode,
+    js_render: params.js_render,
+    impersonate: params.impersonate,
+    screenshot: params.screenshot,
+    actions: params.actions?.length ?? 0,
+    extract: params.extract !== null,
+    autoparse: params.autoparse,
+    links: params.links,
+    session: params.session_id !== null,
+    cache: record?.cacheState ?? 'bypass',
+    escalations: record?.warnings.filter((w) => w === 'ESCALATED').length ?? 0,
+  };
+}
+
+function hostOf(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return null;
+  }
+}
