@@ -31,13 +31,16 @@ function pgrep(args: string[]): number[] {
   }
 }
 
-/** Resident memory (MiB) of every process in the groups of this process's children (the browsers). */
+/**
+ * Proportional resident memory (PSS, MiB) of every process in the groups of this process's
+ * children (the browsers); PSS splits shared pages between processes instead of counting them in each.
+ */
 function browserRssMiB(): number {
   let kib = 0;
   for (const leader of pgrep(['-P', String(process.pid)])) {
     for (const pid of pgrep(['-g', String(leader)])) {
       try {
-        const match = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        const match = /^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
         kib += Number(match?.[1] ?? 0);
       } catch {
         // exited meanwhile
@@ -152,7 +155,7 @@ async function main(): Promise<void> {
       'median ms': r.medianMs.toFixed(1),
       'p95 ms': r.p95Ms.toFixed(1),
       'pages/s': r.pagesPerSecond.toFixed(2),
-      'RSS MiB per render': r.rssPerRenderMiB.toFixed(0),
+      'PSS MiB per render': r.rssPerRenderMiB.toFixed(0),
     })),
   );
 }

@@ -68,8 +68,11 @@ function observe(context: GatewayContext) {
   };
 }
 
-const KNOWN_ROUTES = ['/healthz', '/readyz', '/metrics', '/v1/scrape', '/v1/workers', '/v1/browser'];
+const KNOWN_ROUTES = ['/healthz', '/readyz', '/metrics', '/v1/scrape', '/v1/workers', '/v1/browser', '/v1/requests'];
 
+/** Bounded metric labels: a known route template, never a raw path with ids in it. */
 function routeLabel(req: Request): string {
-  return KNOWN_ROUTES.includes(req.path) ? req.path : 'other';
+  if (KNOWN_ROUTES.includes(req.path)) return req.path;
+  if (req.path.startsWith('/v1/requests/')) return '/v1/requests/{id}';
+  return 'other';
 }

@@ -6,6 +6,8 @@ import type { Logger } from '../lib/log.js';
 import type { Db } from '../lib/store/db.js';
 import { releaseStaleReservations } from '../lib/store/credits.js';
 import { createApp } from './app.js';
+import { startRequestLogPurge } from './request-log/purge.js';
+import { purgeCache } from './scrape/cache.js';
 import { KeyResolver } from './auth/key-resolver.js';
 import type { GatewayContext } from './context.js';
 import { ConcurrencyLimiter } from './limits/concurrency.js';
@@ -52,10 +54,12 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     server.once('error', reject);
     server.listen(deps.config.PORT, deps.config.HOST, () => resolve());
   });
+  const requestLogPurge = startRequestLogPurge(context);
   const sweeper = setInterval(() => {
     releaseStaleReservations(deps.db, STALE_RESERVATION_MS).catch((error: unknown) =>
       deps.logger.warn({ err: error }, 'releasing stale reservations failed'),
     );
+    purgeCache(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'cache purge failed'));
   }, 60_000);
   sweeper.unref();
   const address = server.address();
@@ -69,6 +73,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     async stop(graceMs: number) {
       draining = true;
       clearInterval(sweeper);
+      requestLogPurge.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);

@@ -1,4 +1,5 @@
 import type { Attempt, TimelineStep } from '../lib/errors/index.js';
+import type { Logger } from '../lib/log.js';
 import type { Blocked, EngineName, ProxyUse, ScrapeJob, SessionState } from '../lib/protocol/index.js';
 
 /**
@@ -39,6 +40,8 @@ export interface RawPage {
 
 export interface EngineContext {
   workerId: string;
+  /** Where the runner reports failures it did not expect (internal errors), with their cause. */
+  logger?: Logger;
   /** Aborted when the deadline passes or the worker is force-stopped. */
   signal: AbortSignal;
 }

@@ -73,7 +73,11 @@ export async function runJob(engine: Engine, content: ContentRunner, job: Scrape
       session: page.session ?? null,
     };
   } catch (error) {
-    return failure(engine, context, job, toServiceError(error), page, queueMs, Date.now() - startedAt);
+    const serviceError = toServiceError(error);
+    if (serviceError.code === 'ERR::INTERNAL::ERROR') {
+      context.logger?.error({ err: serviceError.cause ?? error, request_id: job.request_id }, 'job failed unexpectedly');
+    }
+    return failure(engine, context, job, serviceError, page, queueMs, Date.now() - startedAt);
   }
 }
 

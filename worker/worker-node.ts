@@ -115,7 +115,7 @@ export class WorkerNode {
     const release = await this.slots.acquire();
     const started = Date.now();
     try {
-      const result = await runJob(this.options.engine, this.options.content, job, { workerId: this.id, signal: abort.signal });
+      const result = await runJob(this.options.engine, this.options.content, job, { workerId: this.id, signal: abort.signal, logger });
       const outcome = result.ok ? 'success' : result.error.code;
       this.metrics.jobs.inc({ engine: job.engine, outcome: result.ok ? 'success' : 'failure' });
       this.metrics.duration.observe({ engine: job.engine }, (Date.now() - started) / 1000);

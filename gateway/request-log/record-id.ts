@@ -12,7 +12,8 @@ export function requestLogIdFrom(raw: string): string | null {
   if (!isResourceId(raw)) return null;
   if (UUID_HEX.test(raw)) return ulidFromUuid(raw);
   const upper = raw.toUpperCase();
-  return isUlid(upper) ? upper : null;
+  // A first character above 7 would need more than 128 bits: the ULID spec calls that invalid.
+  return isUlid(upper) && upper[0] <= '7' ? upper : null;
 }
 
 export function ulidFromUuid(uuid: string): string {

@@ -167,7 +167,11 @@ function creditAccount(principal: Principal) {
   };
 }
 
+/** The problem body carries every attempt and every warning decided for the caller. */
 function withAttempts(error: ServiceError, record: ScrapeRecord): ServiceError {
-  if (record.attempts.length === 0) return error;
-  return error.with({ diagnostics: { ...error.diagnostics, attempts: record.attempts } });
+  const warnings = [...new Set([...(error.warnings ?? []), ...record.warnings])];
+  return error.with({
+    warnings: warnings.length > 0 ? warnings : undefined,
+    diagnostics: record.attempts.length > 0 ? { ...error.diagnostics, attempts: record.attempts } : error.diagnostics,
+  });
 }

@@ -69,7 +69,7 @@ describe('GET /v1/requests/{id}', () => {
   });
 
   it('answers 404 for a record past retention even before the purge, and for ids never used', async () => {
-    for (const id of [expiredEntry.id, '01ARZ3NDEKTSV4RRFFQ69G5FAV', randomUUID()]) {
+    for (const id of [expiredEntry.id, '01BX5ZZKBKACTAV9WEVGEMMVRZ', randomUUID()]) {
       const { status, body } = await getRecord(readKey, id);
       expect(status, id).toBe(404);
       expect(body.code).toBe('ERR::REQUEST::NOT_FOUND');
@@ -86,8 +86,16 @@ describe('GET /v1/requests/{id}', () => {
     }
   });
 
+  it('reads a UUID as the ULID of the same 128 bits', async () => {
+    const known = makeEntry(service.projectId, ago(1000), 'success', '01ARZ3NDEKTSV4RRFFQ69G5FAV');
+    await insertRequestLog(service.db, known, service.organizationId);
+    const { status, body } = await getRecord(noScopeKey, '01563e3a-b5d3-d676-4c61-efb99302bd5b');
+    expect(status).toBe(200);
+    expect(body).toEqual(known);
+  });
+
   it('answers 400 INVALID_PARAMETER for a malformed id', async () => {
-    for (const id of ['abc', `${ownEntry.id}0`, ownEntry.id.slice(1), 'not-a-uuid-at-all-really-no', '01ARZ3NDEKTSV4RRFFQ69G5FA!']) {
+    for (const id of ['abc', `${ownEntry.id}0`, ownEntry.id.slice(1), 'not-a-uuid-at-all-really-no', '01ARZ3NDEKTSV4RRFFQ69G5FA!', '8ZZZZZZZZZZZZZZZZZZZZZZZZZ']) {
       const { status, body } = await getRecord(noScopeKey, encodeURIComponent(id));
       expect(status, id).toBe(400);
       expect(body.code).toBe('ERR::REQUEST::INVALID_PARAMETER');
