@@ -5,8 +5,7 @@
  *
  *   npx tsx bench/browser-bench.ts [--renders 40] [--concurrency 2]
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { SCRAPE_JOB_TYPE, type ScrapeJob } from '../lib/protocol/index.js';
@@ -23,28 +22,37 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-function pgrep(args: string[]): number[] {
-  try {
-    return execFileSync('pgrep', args, { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
-  } catch {
-    return [];
+/** pid, parent pid and process group of every process, from /proc (no child processes spawned). */
+function processTable(): Array<{ pid: number; ppid: number; pgrp: number }> {
+  const rows: Array<{ pid: number; ppid: number; pgrp: number }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      rows.push({ pid: Number(entry), ppid: Number(fields[1]), pgrp: Number(fields[2]) });
+    } catch {
+      // exited meanwhile
+    }
   }
+  return rows;
 }
 
 /**
  * Proportional resident memory (PSS, MiB) of every process in the groups of this process's
  * children (the browsers); PSS splits shared pages between processes instead of counting them in each.
  */
-function browserRssMiB(): number {
+function browserPssMiB(): number {
+  const table = processTable();
+  const leaders = new Set(table.filter((p) => p.ppid === process.pid).map((p) => p.pid));
   let kib = 0;
-  for (const leader of pgrep(['-P', String(process.pid)])) {
-    for (const pid of pgrep(['-g', String(leader)])) {
-      try {
-        const match = /^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-        kib += Number(match?.[1] ?? 0);
-      } catch {
-        // exited meanwhile
-      }
+  for (const { pid, pgrp } of table) {
+    if (!leaders.has(pgrp)) continue;
+    try {
+      const match = /^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+      kib += Number(match?.[1] ?? 0);
+    } catch {
+      // exited meanwhile
     }
   }
   return kib / 1024;
@@ -69,7 +77,7 @@ async function measure(name: string, renderOnce: () => Promise<void>): Promise<R
   }
   latencies.sort((a, b) => a - b);
   let peakRss = 0;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, browserRssMiB())), 100);
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, browserPssMiB())), 100);
   let next = 0;
   const began = performance.now();
   await Promise.all(
