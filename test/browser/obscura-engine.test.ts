@@ -100,6 +100,21 @@ describe('obscura engine', { timeout: 30_000 }, () => {
     expect(site.privateConnections()).toBe(0);
   });
 
+  it('cannot navigate the page to file: or chrome: URLs', async () => {
+    const page = await render({
+      url: `${site.origin}/static`,
+      actions: [
+        { type: 'evaluate', script: 'location.href = "file:///etc/passwd"; 1' },
+        { type: 'evaluate', script: 'window.open("chrome://version"); location.href = "chrome://settings"; 2' },
+        { type: 'wait_for_load' },
+        { type: 'evaluate', script: 'location.href' },
+      ],
+    });
+    expect(page.actionResults).toEqual([1, 2, `${site.origin}/static`]);
+    expect(page.text).toContain('Static page');
+    expect(page.text).not.toContain('root:');
+  });
+
   it('answers SSRF_BLOCKED when the main document redirects to a private address', async () => {
     const failure = await failureOf(render({ url: `${site.origin}/redirect-private` }));
     expect(failure.code).toBe('ERR::SECURITY::SSRF_BLOCKED');

@@ -1,5 +1,6 @@
 import TurndownService from 'turndown';
 import gfmPlugin from '@joplin/turndown-plugin-gfm';
+import { tableRules } from './markdown-tables.js';
 
 const LANGUAGE_CLASS = /(?:^|\s)(?:language|lang|highlight-source|brush:?)-?([\w#+.-]+)/i;
 
@@ -35,7 +36,7 @@ function createService(): TurndownService {
     emDelimiter: '_',
     hr: '---',
   });
-  service.use(gfmPlugin.tables);
+  service.use(tableRules);
   service.use(gfmPlugin.strikethrough);
   service.use(gfmPlugin.taskListItems);
   service.remove(['script', 'style', 'noscript', 'template', 'iframe', 'form', 'button', 'select', 'input', 'textarea']);

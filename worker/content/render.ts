@@ -1,4 +1,5 @@
 import type { CheerioAPI } from 'cheerio';
+import type { Element } from 'domhandler';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { ExtractRules } from '../../lib/extract/rules.js';
 import { selectorProblem } from '../../lib/extract/selectors.js';
@@ -59,14 +60,24 @@ function selectContent($: CheerioAPI, params: ScrapeParams, format: DocumentForm
   if (mainContentOnly(params, format)) keepMainContent($);
 }
 
-/** Tables without a header row get their first row promoted, so GFM can render them. */
+function firstRow(table: Element): Element | undefined {
+  for (const child of table.children) {
+    if (child.type !== 'tag') continue;
+    if (child.name === 'tr') return child;
+    if (child.name === 'thead' || child.name === 'tbody' || child.name === 'tfoot') {
+      const row = child.children.find((node): node is Element => node.type === 'tag' && node.name === 'tr');
+      if (row) return row;
+    }
+  }
+  return undefined;
+}
+
+/** A table whose first row has no `th` gets that row promoted to a header, so GFM can render it. */
 function promoteTableHeaders($: CheerioAPI): void {
   $('table').each((_, table) => {
-    const $table = $(table);
-    if ($table.find('th').length > 0) return;
-    $table.find('tr').first().children('td').each((__, cell) => {
-      if (cell.type === 'tag') cell.name = 'th';
-    });
+    const row = firstRow(table);
+    if (!row || row.children.some((cell) => cell.type === 'tag' && cell.name === 'th')) return;
+    for (const cell of row.children) if (cell.type === 'tag' && cell.name === 'td') cell.name = 'th';
   });
 }
 
