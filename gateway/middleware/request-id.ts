@@ -10,6 +10,8 @@ export function requestId(logger: Logger) {
     res.locals.receivedAt = Date.now();
     res.locals.logger = logger.child({ request_id: id });
     res.setHeader('X-Request-Id', id);
+    // Nothing but a successful scrape is billed; it overrides this.
+    if (req.path.startsWith('/v1/')) res.setHeader('X-Credits-Charged', '0');
     next();
   };
 }

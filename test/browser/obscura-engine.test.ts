@@ -134,6 +134,24 @@ describe('obscura engine', { timeout: 30_000 }, () => {
     expect(second.actionResults).toEqual([['', null]]);
   });
 
+  it('loads a session\'s cookies and returns the state after the render', async () => {
+    const origin = new URL(site.origin);
+    const sessionJob = job('obscura', {
+      url: `${site.origin}/static`,
+      actions: [{ type: 'evaluate', script: 'const had = document.cookie; document.cookie = "added=2"; had' }],
+    });
+    sessionJob.session = {
+      session_id: 'session-1',
+      cookies: [{ name: 'kept', value: '1', domain: origin.hostname, path: '/' }],
+      local_storage: {},
+      session_storage: {},
+    };
+    const page = await engine.fetch(sessionJob, context());
+    expect(page.actionResults).toEqual(['kept=1']);
+    const names = (page.session?.cookies ?? []).map((c) => c.name).sort();
+    expect(names).toEqual(['added', 'kept']);
+  });
+
   it.each(Object.keys(CHALLENGE_PAGES))('recognises the %s challenge page', async (vendor) => {
     const page = await render({ url: `${site.origin}/challenge/${vendor}` });
     expect(page.blocked?.vendor).toBe(vendor);

@@ -5,6 +5,7 @@ import {
   type NetworkCapture,
   type NetworkEntry,
 } from '../../lib/browser/network-capture.js';
+import { EGRESS_ERROR_HEADER } from '../egress/guard.js';
 
 const TEXTUAL = /^(text\/|application\/(json|[\w.+-]*\+json|javascript|xml|[\w.+-]*\+xml|x-www-form-urlencoded|graphql))/i;
 
@@ -55,6 +56,8 @@ export class NetworkRecorder {
   }
 
   private wants(response: Response): boolean {
+    // The guard's own refusals are not target responses.
+    if (response.headers()[EGRESS_ERROR_HEADER] !== undefined) return false;
     const request = response.request();
     if (!this.capture.resource_types.includes(captureTypeOf(request.resourceType()))) return false;
     if (this.capture.methods && !this.capture.methods.includes(request.method().toUpperCase())) return false;
