@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EgressGuard } from '../../worker/egress/guard.js';
 import { BrowserEngine } from '../../worker/browser/render-engine.js';
-import { startJsSite, type JsSite } from '../support/js-pages.js';
+import { CHALLENGE_PAGES, startJsSite, type JsSite } from '../support/js-pages.js';
 import { context, failureOf, job } from './harness.js';
 
 let site: JsSite;
@@ -106,6 +106,45 @@ describe('chromium engine', { timeout: 40_000 }, () => {
     const page = await render({ url: `${site.origin}/ssrf`, headless: false });
     expect(page.text).toContain('still here');
     expect(site.privateConnections()).toBe(0);
+  });
+
+  it('waits for late content, and degrades when it never comes', async () => {
+    const late = await render({ url: `${site.origin}/delayed`, wait_for: '#late' });
+    expect(late.text).toContain('Late content');
+    const never = await render({ url: `${site.origin}/static`, wait_for: '#never', wait_for_timeout: 300 });
+    expect(never.warnings).toContain('RENDER_DEGRADED');
+  });
+
+  it('runs a form workflow and captures the page\'s fetch/XHR', async () => {
+    const form = await render({
+      url: `${site.origin}/form`,
+      actions: [
+        { type: 'fill', selector: '#name', value: 'Cy' },
+        { type: 'click', selector: '#go' },
+        { type: 'wait_for', selector: '#result:not(:empty)' },
+      ],
+    });
+    expect(form.text).toContain('Cy||red|false');
+    const xhr = await render({ url: `${site.origin}/xhr`, wait_for: '#out:not(:empty)', network_capture: { status: ['2xx'] } });
+    expect((xhr.network as Array<{ url: string }>).map((e) => new URL(e.url).pathname).sort()).toEqual(['/api/data', '/api/xhr']);
+  });
+
+  it('scrolls an infinite list to its end', async () => {
+    const page = await render({
+      url: `${site.origin}/infinite`,
+      actions: [{ type: 'wait_for', selector: '.item' }, { type: 'infinite_scroll', max_scrolls: 20, delay: 2_000, stop_selector: '#end' }],
+    });
+    expect(page.text).toContain('The end');
+  });
+
+  it.each(Object.keys(CHALLENGE_PAGES))('recognises the %s challenge page', async (vendor) => {
+    const page = await render({ url: `${site.origin}/challenge/${vendor}` });
+    expect(page.blocked?.vendor).toBe(vendor);
+  });
+
+  it('recognises a challenge page when headful', async () => {
+    const page = await render({ url: `${site.origin}/challenge/cloudflare`, headless: false });
+    expect(page.blocked?.vendor).toBe('cloudflare');
   });
 
   it('refuses headless=false on obscura with CAPABILITY_UNSUPPORTED', async () => {

@@ -54,10 +54,16 @@ async function evaluateScript(page: Page, script: string, timeout: number): Prom
 
 async function runStep(page: Page, step: ActionStep, timeout: number, ctx: ActionRunContext, index: number, out: ActionRunOutcome): Promise<void> {
   switch (step.type) {
-    case 'click':
-      await page.locator(step.selector).first().click({ button: step.button, clickCount: step.click_count, timeout });
-      if (step.wait_for_navigation) await page.waitForLoadState('load', { timeout });
+    case 'click': {
+      const click = page.locator(step.selector).first().click({ button: step.button, clickCount: step.click_count, timeout });
+      if (!step.wait_for_navigation) return click;
+      const navigated = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout });
+      navigated.catch(() => undefined); // awaited below; this only keeps an early click failure from leaving it unhandled
+      await click;
+      await navigated;
+      await page.waitForLoadState('load', { timeout });
       return;
+    }
     case 'fill':
       return page.locator(step.selector).first().fill(step.value, { timeout });
     case 'type':

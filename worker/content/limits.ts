@@ -1,7 +1,7 @@
 /** Bounds on what one page may cost the content pipeline (documented in docs/content.md). */
 export const CONTENT_LIMITS = {
   /** HTML beyond this many characters is cut off before parsing; a warning says so. */
-  maxHtmlChars: 5 * 1024 * 1024,
+  maxHtmlChars: 3 * 1024 * 1024,
   /** Elements nested deeper than this are flattened to their text. */
   maxDepth: 256,
   /** include_tags plus exclude_tags selectors. */

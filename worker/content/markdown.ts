@@ -1,5 +1,5 @@
 import TurndownService from 'turndown';
-import gfmPlugin from '@joplin/turndown-plugin-gfm';
+import { strikethrough, taskListItems } from '@joplin/turndown-plugin-gfm';
 import { tableRules } from './markdown-tables.js';
 
 const LANGUAGE_CLASS = /(?:^|\s)(?:language|lang|highlight-source|brush:?)-?([\w#+.-]+)/i;
@@ -37,8 +37,8 @@ function createService(): TurndownService {
     hr: '---',
   });
   service.use(tableRules);
-  service.use(gfmPlugin.strikethrough);
-  service.use(gfmPlugin.taskListItems);
+  service.use(strikethrough);
+  service.use(taskListItems);
   service.remove(['script', 'style', 'noscript', 'template', 'iframe', 'form', 'button', 'select', 'input', 'textarea']);
   service.addRule('codeBlock', {
     filter: (node) => node.nodeName === 'PRE',

@@ -1,12 +1,9 @@
 declare module '@joplin/turndown-plugin-gfm' {
   import type TurndownService from 'turndown';
   type Plugin = (service: TurndownService) => void;
-  const plugin: {
-    gfm: Plugin;
-    tables: Plugin;
-    strikethrough: Plugin;
-    taskListItems: Plugin;
-    highlightedCodeBlock: Plugin;
-  };
-  export default plugin;
+  export const gfm: Plugin;
+  export const tables: Plugin;
+  export const strikethrough: Plugin;
+  export const taskListItems: Plugin;
+  export const highlightedCodeBlock: Plugin;
 }

@@ -1,0 +1,73 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { ServiceError } from '../../lib/errors/index.js';
+import { validateExtractRules } from '../../lib/extract/rules.js';
+import { ContentPool } from '../../worker/content/pool.js';
+import { processContent } from '../../worker/content/pipeline.js';
+import { fixture, htmlInput } from './helpers.js';
+import { deeplyNestedPage, hugePage, PATHOLOGICAL_SELECTORS, widePage } from './hostile-pages.js';
+
+const pool = new ContentPool({ threads: 2 });
+afterAll(() => pool.close());
+
+describe('ContentPool', () => {
+  it('runs the pipeline on a worker thread and answers the same as in-process', async () => {
+    const input = htmlInput(fixture('article.html'), 'https://journal.example.com/a', { response_format: 'markdown' });
+    const out = await pool.run(input);
+    expect(out.body).toBe(processContent(input).body);
+  });
+
+  it('brings ServiceErrors back as ServiceErrors', async () => {
+    const input = htmlInput(fixture('product.html'), 'https://shop.example.com/', { extract_preset: 'x' });
+    const error = await pool.run(input).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error).toMatchObject({ code: 'ERR::EXTRACT::INVALID_RULES', status: 400 });
+  });
+
+  it('keeps the event loop free while a heavy page is processed', async () => {
+    let ticks = 0;
+    const interval = setInterval(() => (ticks += 1), 1);
+    const heavy = pool.run(htmlInput(hugePage(3), 'https://e.example.com/', { response_format: 'markdown' }));
+    const ticked = new Promise<void>((resolve) => {
+      const check = setInterval(() => ticks >= 3 && (clearInterval(check), resolve()), 1);
+    });
+    const first = await Promise.race([ticked.then(() => 'loop'), heavy.then(() => 'page')]);
+    clearInterval(interval);
+    expect(first).toBe('loop');
+    expect((await heavy).body).toContain('| cell | [row link](https://e.example.com/row) | value |');
+  }, 60_000);
+
+  it('kills a task over its deadline and answers ERR::ENGINE::RENDER_FAILED', async () => {
+    const strict = new ContentPool({ threads: 1, timeoutMs: 1 });
+    try {
+      const error = await strict.run(htmlInput(hugePage(3), 'https://e.example.com/', { response_format: 'markdown' })).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'ERR::ENGINE::RENDER_FAILED', detail: expect.stringContaining('exceeded 1 ms') });
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('hostile pages', () => {
+  it('flattens 50,000-deep nesting instead of overflowing the stack', async () => {
+    const out = await pool.run(htmlInput(deeplyNestedPage(), 'https://e.example.com/', { response_format: 'markdown', links: true, autoparse: true }));
+    const envelope = out.envelope as { content: string; warnings: string[] };
+    expect(envelope.content).toBe('Before the pit.\n\ndeep text\n\nAfter the pit.');
+    expect(envelope.warnings).toEqual([expect.stringContaining('CONTENT_FLATTENED')]);
+  }, 60_000);
+
+  it('cuts 20 MB of markup at the size cap and says so', async () => {
+    const out = await pool.run(htmlInput(hugePage(20), 'https://e.example.com/', { response_format: 'text' }));
+    expect(out.warnings).toEqual([expect.stringContaining('CONTENT_TRUNCATED')]);
+    expect(out.body.startsWith('Huge\n\n')).toBe(true);
+  }, 60_000);
+
+  it.each(PATHOLOGICAL_SELECTORS)('refuses the pathological selector %s before any fetch', (selector) => {
+    expect(() => validateExtractRules({ field: selector })).toThrow(expect.objectContaining({ code: 'ERR::EXTRACT::INVALID_RULES' }));
+  });
+
+  it('answers allowed selectors on a wide page', async () => {
+    const rules = { spans: { selector: 'div.a:has(span.b) > span', type: 'list' } };
+    const out = await pool.run(htmlInput(widePage(), 'https://e.example.com/', { extract: rules }));
+    expect((out.envelope as { data: { spans: string[] } }).data.spans).toHaveLength(1000);
+  }, 60_000);
+});
