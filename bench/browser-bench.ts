@@ -13,6 +13,7 @@ import { findBrowserBinary } from '../worker/browser/binary.js';
 import { BrowserEngine } from '../worker/browser/render-engine.js';
 import { EgressGuard } from '../worker/egress/guard.js';
 import { startJsSite } from '../test/support/js-pages.js';
+import { startEmbedded } from '../test/support/embedded.js';
 
 const { values } = parseArgs({ options: { renders: { type: 'string', default: '40' }, concurrency: { type: 'string', default: '2' } } });
 const RENDERS = Number(values.renders);
@@ -151,6 +152,25 @@ async function main(): Promise<void> {
         }),
       );
       await engine.stop();
+    }
+    const service = await startEmbedded({ engines: ['obscura', 'chromium'], env: { WORKER_CAPACITY: String(CONCURRENCY) } });
+    await service.db.query('UPDATE organizations SET rate_limit_per_second = 100000, concurrency_limit = 1000');
+    try {
+      for (const engineName of ['obscura', 'chromium'] as const) {
+        rows.push(
+          await measure(`${engineName} through /v1/scrape`, async () => {
+            const response = await fetch(`${service.url}/v1/scrape`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${service.secret}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ url, engine: engineName, wait_for: '#title', cache: false }),
+            });
+            if (response.status !== 200) throw new Error(`scrape answered ${response.status}: ${await response.text()}`);
+            await response.arrayBuffer();
+          }),
+        );
+      }
+    } finally {
+      await service.stop();
     }
   } finally {
     await guard.close();

@@ -4,7 +4,7 @@ import { codeAnchor, ServiceError } from '../../lib/errors/index.js';
 import type { ScrapeJob } from '../../lib/protocol/index.js';
 import type { EgressGuard } from '../egress/guard.js';
 import type { Engine, EngineContext, RawPage } from '../engine.js';
-import { redactProxy } from '../fetch/fetch-engine.js';
+import { redactProxy } from '../egress/redact.js';
 import { findBrowserBinary, type BrowserEngineName } from './binary.js';
 import { connectCdpBrowser, launchManagedBrowser, type ManagedBrowser } from './browser-process.js';
 import { BrowserPool } from './browser-pool.js';

@@ -1,3 +1,4 @@
+import { redactProxy } from '../egress/redact.js';
 import { setMaxListeners } from 'node:events';
 import { ServiceError, codeAnchor, toServiceError, type Attempt, type TimelineStep } from '../../lib/errors/index.js';
 import { checkProxyUrl, checkTargetUrl, type EgressPolicy } from '../../lib/egress/policy.js';
@@ -30,13 +31,6 @@ const MIN_RETRY_BUDGET_MS = 250;
 const WIRE_BODY_HEADERS = ['content-encoding', 'content-length', 'transfer-encoding'];
 
 /** `scheme://host:port` of the caller's proxy, never its credentials. */
-export function redactProxy(proxy: string | null): ProxyUse {
-  if (proxy === null) return { source: 'direct', endpoint: null, country: null };
-  const url = new URL(proxy);
-  const port = url.port || { 'http:': '80', 'https:': '443' }[url.protocol] || '1080';
-  return { source: 'custom', endpoint: `${url.protocol}//${url.hostname}:${port}`, country: null };
-}
-
 interface RunState {
   started: number;
   budgetMs: number;

@@ -1,0 +1,12 @@
+/** `make bench`: every benchmark in turn, each in its own process so one cannot skew the next. */
+import { spawnSync } from 'node:child_process';
+
+const BENCHES = ['bench/gateway-bench.ts', 'bench/content-bench.ts', 'bench/browser-bench.ts'];
+
+let failed = 0;
+for (const bench of BENCHES) {
+  console.log(`\n=== ${bench}`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', bench], { stdio: 'inherit' });
+  if (result.status !== 0) failed += 1;
+}
+process.exit(failed === 0 ? 0 : 1);
