@@ -61,7 +61,7 @@ export async function runJob(engine: Engine, content: ContentRunner, job: Scrape
       proxy_bytes: page.proxyBytes,
       proxy: page.proxy,
       blocked: null,
-      warnings: page.warnings,
+      warnings: [...new Set([...page.warnings, ...output.warnings])],
       target_status: page.status,
       final_url: page.finalUrl,
       content_type: output.contentType,
