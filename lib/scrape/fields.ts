@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { selectorProblem } from '../extract/selectors.js';
 import { HTTP_METHODS, RESPONSE_FORMATS, SCREENSHOT_FORMATS, type ResourceClass, type ScreenshotFormat } from './types.js';
 
 /** Bounds for parameters whose limits SPEC.md does not show (documented in docs/parameters.md). */
@@ -59,7 +60,12 @@ function lowerEnum<const T extends readonly [string, ...string[]]>(values: T) {
 }
 
 const selector = z.string().trim().min(1, 'must be a non-empty CSS selector').max(SELECTOR_MAX_CHARS);
-const selectorList = z.array(selector).max(SELECTOR_LIST_MAX);
+/** include_tags/exclude_tags are matched by the content pipeline, so they get its bounds and syntax check. */
+const pipelineSelector = selector.superRefine((value, ctx) => {
+  const problem = selectorProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+const selectorList = z.array(pipelineSelector).max(SELECTOR_LIST_MAX);
 const plainObject = z.record(z.string(), z.unknown());
 
 export const methodField = z

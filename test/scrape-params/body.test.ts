@@ -179,3 +179,16 @@ describe('POST body: INCOMPATIBLE_FLAGS', () => {
     expect(() => body(fields)).not.toThrow();
   });
 });
+
+describe('include_tags and exclude_tags selectors', () => {
+  it('refuses an unparseable or hostile selector before anything is fetched, naming the field', () => {
+    for (const [field, value] of [
+      ['include_tags', ['div[']],
+      ['exclude_tags', [':has(:has(:has(a)))']],
+    ] as const) {
+      expect(() => parseScrapeBody({ url: 'https://example.com/', [field]: value }, { projectDefaults: {}, egressPolicy: { allowLoopback: false } })).toThrow(
+        expect.objectContaining({ code: 'ERR::REQUEST::INVALID_PARAMETER', detail: expect.stringContaining(field) }),
+      );
+    }
+  });
+});
