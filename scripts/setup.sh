@@ -21,7 +21,9 @@ stamp=node_modules/.trawler-lock-stamp
 lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_hash" ]; then
   echo "setup: installing npm packages"
-  npm ci --no-audit --no-fund --loglevel=error
+  # Not `npm ci`: impit lists optional native packages for platforms the registry lacks, which `npm ci`
+  # refuses as "missing from lock file"; `npm install` honours the lock and skips them.
+  npm install --no-audit --no-fund --loglevel=error
   echo "$lock_hash" > "$stamp"
 fi
 

@@ -1,49 +1,9 @@
 import type { ScrapeJob } from '../../lib/protocol/index.js';
+import { DEFAULT_SCRAPE_PARAMS } from '../../lib/scrape/defaults.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 
 /** What the engine reads when a field is missing (the gateway normally sends every field). */
-const RENDER_DEFAULTS: ScrapeParams = {
-  url: '',
-  method: 'GET',
-  js_render: true,
-  stealth: false,
-  impersonate: true,
-  mode: null,
-  engine: null,
-  premium_proxy: false,
-  proxy_country: null,
-  proxy: null,
-  proxy_verify: false,
-  session_id: null,
-  sticky_key: null,
-  wait: 0,
-  wait_for: null,
-  wait_for_timeout: 0,
-  actions: null,
-  block_resources: null,
-  headless: null,
-  screenshot: false,
-  screenshot_fullpage: false,
-  screenshot_selector: null,
-  screenshot_format: 'png',
-  screenshot_quality: 0,
-  custom_headers: {},
-  network_capture: null,
-  autoparse: false,
-  links: false,
-  extract: null,
-  extract_preset: null,
-  ai_extract: null,
-  main_content_only: null,
-  include_tags: [],
-  exclude_tags: [],
-  response_format: 'html',
-  max_cost: null,
-  cache: true,
-  cache_ttl: null,
-  original_status: false,
-  allowed_status_codes: [],
-};
+const RENDER_DEFAULTS: ScrapeParams = { ...DEFAULT_SCRAPE_PARAMS, js_render: true };
 
 /**
  * The job's parameters with defaults under them. The gateway validated and normalised them
