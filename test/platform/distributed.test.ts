@@ -148,6 +148,26 @@ describe.skipIf(!available)('distributed mode: gateway and worker as separate pr
     await until(workerList, (list) => list.length === 1);
   });
 
+  it('runs a render engine as its own worker process', async () => {
+    const browser = startProgram(['worker', '--engine', 'obscura'], { ...common(), METRICS_PORT: '0' });
+    workers.push(browser);
+    await browser.waitForLog(byMessage('metrics listening'));
+    await until(workerList, (list) => list.some((w) => w.engine === 'obscura'));
+    const response = await fetch(`${gatewayUrl}/v1/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${site.origin}/`, js_render: true }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-engine')).toBe('obscura');
+    expect(response.headers.get('x-credits-charged')).toBe('3');
+    expect(await response.text()).toContain('Hello from the target');
+    browser.kill('SIGTERM');
+    expect(await browser.exited).toBe(0);
+    await until(workerList, (list) => !list.some((w) => w.engine === 'obscura'), 3000);
+  });
+
   it('answers in-flight requests before the gateway exits on SIGTERM', async () => {
     const before = site.hits('/slow');
     const pending = scrape('/slow?ms=1000');
