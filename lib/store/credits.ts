@@ -25,26 +25,15 @@ export async function reserveCredits(db: Db, account: CreditAccount, amountMicro
   const period = allowancePeriod(account.organizationCreatedAt, now);
   const start = isoDate(period.start);
   const id = newId();
-  const held = await db.transaction(async (tx) => {
-    await tx.query(
-      `INSERT INTO credit_periods (organization_id, period_start, environment) VALUES ($1, $2, $3)
-       ON CONFLICT DO NOTHING`,
+  let held = await holdIn(db, account, start, id, amountMicro);
+  if (!held) {
+    // The first hold of a period finds no row; create it (or find a concurrent request's) and try again.
+    await db.query(
+      `INSERT INTO credit_periods (organization_id, period_start, environment) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
       [account.organizationId, start, account.environment],
     );
-    const update = await tx.query(
-      `UPDATE credit_periods SET reserved_micro = reserved_micro + $4
-        WHERE organization_id = $1 AND period_start = $2 AND environment = $3
-          AND spent_micro + reserved_micro + $4 <= $5`,
-      [account.organizationId, start, account.environment, amountMicro, account.monthlyCreditsMicro],
-    );
-    if (update.rowCount === 0) return false;
-    await tx.query(
-      `INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [id, account.organizationId, account.projectId, start, account.environment, amountMicro],
-    );
-    return true;
-  });
+    held = await holdIn(db, account, start, id, amountMicro);
+  }
   if (!held) {
     throw new ServiceError(
       'ERR::LIMIT::QUOTA_EXCEEDED',
@@ -54,30 +43,38 @@ export async function reserveCredits(db: Db, account: CreditAccount, amountMicro
   return { id, amountMicro };
 }
 
-/**
- * Releases the hold and charges `chargedMicro` (at most the hold). Settling twice is a no-op, so a
- * retried settlement never bills twice.
- */
-export async function settleReservation(db: Db, reservationId: string, chargedMicro: number): Promise<boolean> {
-  return db.transaction(async (tx) => settleIn(tx, reservationId, chargedMicro));
+/** One statement: the conditional hold on the period row and the reservation row, atomically. */
+async function holdIn(db: Queryable, account: CreditAccount, start: string, id: string, amountMicro: number): Promise<boolean> {
+  const result = await db.query(
+    `WITH held AS (
+       UPDATE credit_periods SET reserved_micro = reserved_micro + $4
+        WHERE organization_id = $1 AND period_start = $2 AND environment = $3
+          AND spent_micro + reserved_micro + $4 <= $5
+        RETURNING organization_id)
+     INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro)
+     SELECT $6, organization_id, $7, $2, $3, $4 FROM held`,
+    [account.organizationId, start, account.environment, amountMicro, account.monthlyCreditsMicro, id, account.projectId],
+  );
+  return result.rowCount > 0;
 }
 
-async function settleIn(tx: Queryable, reservationId: string, chargedMicro: number): Promise<boolean> {
-  const claimed = await tx.query<{ organization_id: string; period_start: string; environment: string; amount_micro: number }>(
-    `UPDATE credit_reservations SET settled_at = now(), charged_micro = LEAST($2::bigint, amount_micro)
-      WHERE id = $1 AND settled_at IS NULL
-      RETURNING organization_id, period_start::text AS period_start, environment, amount_micro`,
+/**
+ * Releases the hold and charges `chargedMicro` (at most the hold), in one statement. Settling twice
+ * is a no-op, so a retried settlement never bills twice.
+ */
+export async function settleReservation(db: Queryable, reservationId: string, chargedMicro: number): Promise<boolean> {
+  const result = await db.query(
+    `WITH claimed AS (
+       UPDATE credit_reservations SET settled_at = now(), charged_micro = LEAST($2::bigint, amount_micro)
+        WHERE id = $1 AND settled_at IS NULL
+        RETURNING organization_id, period_start, environment, amount_micro, charged_micro)
+     UPDATE credit_periods p
+        SET reserved_micro = p.reserved_micro - c.amount_micro, spent_micro = p.spent_micro + c.charged_micro
+       FROM claimed c
+      WHERE p.organization_id = c.organization_id AND p.period_start = c.period_start AND p.environment = c.environment`,
     [reservationId, chargedMicro],
   );
-  const row = claimed.rows[0];
-  if (!row) return false;
-  const charged = Math.min(chargedMicro, Number(row.amount_micro));
-  await tx.query(
-    `UPDATE credit_periods SET reserved_micro = reserved_micro - $4, spent_micro = spent_micro + $5
-      WHERE organization_id = $1 AND period_start = $2 AND environment = $3`,
-    [row.organization_id, row.period_start, row.environment, Number(row.amount_micro), charged],
-  );
-  return true;
+  return result.rowCount > 0;
 }
 
 /** Holds a crash left behind are released (charged 0) after `olderThanMs`: a crash never bills. */
