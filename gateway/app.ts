@@ -9,6 +9,7 @@ import { fleetRoutes } from './routes/fleet.js';
 import { healthRoutes } from './routes/health.js';
 import { requestLogRoutes } from './routes/requests.js';
 import { scrapeRoutes } from './routes/scrape.js';
+import { usageRoutes } from './routes/usage.js';
 
 export const BROWSER_PATH = '/v1/browser';
 
@@ -28,6 +29,7 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.use(scrapeRoutes(context));
   app.use(fleetRoutes(context));
   app.use(requestLogRoutes(context));
+  app.use(usageRoutes(context));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ServiceError('ERR::REQUEST::NOT_FOUND', `No route ${req.method} ${req.path}`));
   });
@@ -68,7 +70,7 @@ function observe(context: GatewayContext) {
   };
 }
 
-const KNOWN_ROUTES = ['/healthz', '/readyz', '/metrics', '/v1/scrape', '/v1/workers', '/v1/browser', '/v1/requests'];
+const KNOWN_ROUTES = ['/healthz', '/readyz', '/metrics', '/v1/scrape', '/v1/workers', '/v1/browser', '/v1/requests', '/v1/usage', '/v1/usage/summary', '/v1/usage/reconciliation'];
 
 /** Bounded metric labels: a known route template, never a raw path with ids in it. */
 function routeLabel(req: Request): string {

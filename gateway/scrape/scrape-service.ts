@@ -5,6 +5,7 @@ import { planEngines, withoutClimb, type EnginePlan } from '../../lib/scrape/eng
 import { parameterWarnings } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { reserveCredits, settleReservation, type Reservation } from '../../lib/store/credits.js';
+import { creditAccountOf } from '../auth/credit-account.js';
 import type { Principal } from '../auth/key-resolver.js';
 import type { GatewayContext } from '../context.js';
 import { readCache, writeCache } from './cache.js';
@@ -73,7 +74,7 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
         return { ...record, engine: hit.engine, cacheState: 'hit', admissionMs: Date.now() - request.receivedAt, result: hit };
       }
     }
-    ({ plan, reservation } = await reserve(context, principal, plan, params));
+    ({ plan, reservation } = await reserve(context, request, plan));
     record.plan = plan;
     record.admissionMs = Date.now() - request.receivedAt;
     const dispatchStart = Date.now();
@@ -82,7 +83,7 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
     record.engine = success.engine;
     record.warnings.push(...success.warnings);
     record.chargedMicro = chargeFor(success, params);
-    await settleReservation(context.db, reservation.id, record.chargedMicro);
+    await settleReservation(context.db, reservation.id, record.chargedMicro, success.engine);
     if (record.cacheState === 'miss') await writeCache(context.db, principal.project.id, params, success);
     context.metrics.scrapes.inc({ engine: success.engine, outcome: 'success' });
     context.metrics.creditsCharged.inc({ engine: success.engine }, record.chargedMicro);
@@ -123,14 +124,15 @@ function isUsable(result: ScrapeResult, params: ScrapeParams): boolean {
  * Holds the dearest cost. Bot-challenge rule 6: when the allowance covers the first rung but not the
  * camoufox climb, the climb is dropped instead of refusing the request.
  */
-async function reserve(context: GatewayContext, principal: Principal, plan: EnginePlan, params: ScrapeParams) {
-  const account = creditAccount(principal);
+async function reserve(context: GatewayContext, request: ScrapeRequest, plan: EnginePlan) {
+  const { params, requestId } = request;
+  const account = creditAccountOf(request.principal);
   try {
-    return { plan, reservation: await reserveCredits(context.db, account, reservationMicro(plan, params)) };
+    return { plan, reservation: await reserveCredits(context.db, account, reservationMicro(plan, params), requestId) };
   } catch (error) {
     if (!plan.climbToCamoufox || !(error instanceof ServiceError) || error.code !== 'ERR::LIMIT::QUOTA_EXCEEDED') throw error;
     const grounded = withoutClimb(plan);
-    return { plan: grounded, reservation: await reserveCredits(context.db, account, reservationMicro(grounded, params)) };
+    return { plan: grounded, reservation: await reserveCredits(context.db, account, reservationMicro(grounded, params), requestId) };
   }
 }
 
@@ -155,16 +157,6 @@ function chargeFor(success: ScrapeSuccess, params: ScrapeParams): number {
   if (!isBillableStatus(success.target_status, params)) return 0;
   if (success.screenshot_delivered === false) return 0;
   return engineCostMicro(success.engine, params);
-}
-
-function creditAccount(principal: Principal) {
-  return {
-    organizationId: principal.organization.id,
-    projectId: principal.project.id,
-    organizationCreatedAt: principal.organization.created_at,
-    monthlyCreditsMicro: principal.organization.monthly_credits_micro,
-    environment: principal.key.environment,
-  };
 }
 
 /** The problem body carries every attempt and every warning decided for the caller. */

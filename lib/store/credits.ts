@@ -21,18 +21,24 @@ export interface Reservation {
  * Holds `amountMicro` against the allowance month in one conditional UPDATE, so concurrent holds can
  * never together pass the allowance. Throws 402 QUOTA_EXCEEDED naming the reset date.
  */
-export async function reserveCredits(db: Db, account: CreditAccount, amountMicro: number, now = new Date()): Promise<Reservation> {
+export async function reserveCredits(
+  db: Db,
+  account: CreditAccount,
+  amountMicro: number,
+  requestId: string | null = null,
+  now = new Date(),
+): Promise<Reservation> {
   const period = allowancePeriod(account.organizationCreatedAt, now);
   const start = isoDate(period.start);
   const id = newId();
-  let held = await holdIn(db, account, start, id, amountMicro);
+  let held = await holdIn(db, account, start, id, amountMicro, requestId);
   if (!held) {
     // The first hold of a period finds no row; create it (or find a concurrent request's) and try again.
     await db.query(
       `INSERT INTO credit_periods (organization_id, period_start, environment) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
       [account.organizationId, start, account.environment],
     );
-    held = await holdIn(db, account, start, id, amountMicro);
+    held = await holdIn(db, account, start, id, amountMicro, requestId);
   }
   if (!held) {
     throw new ServiceError(
@@ -44,16 +50,23 @@ export async function reserveCredits(db: Db, account: CreditAccount, amountMicro
 }
 
 /** One statement: the conditional hold on the period row and the reservation row, atomically. */
-async function holdIn(db: Queryable, account: CreditAccount, start: string, id: string, amountMicro: number): Promise<boolean> {
+async function holdIn(
+  db: Queryable,
+  account: CreditAccount,
+  start: string,
+  id: string,
+  amountMicro: number,
+  requestId: string | null,
+): Promise<boolean> {
   const result = await db.query(
     `WITH held AS (
        UPDATE credit_periods SET reserved_micro = reserved_micro + $4
         WHERE organization_id = $1 AND period_start = $2 AND environment = $3
           AND spent_micro + reserved_micro + $4 <= $5
         RETURNING organization_id)
-     INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro)
-     SELECT $6, organization_id, $7, $2, $3, $4 FROM held`,
-    [account.organizationId, start, account.environment, amountMicro, account.monthlyCreditsMicro, id, account.projectId],
+     INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro, request_id)
+     SELECT $6, organization_id, $7, $2, $3, $4, $8 FROM held`,
+    [account.organizationId, start, account.environment, amountMicro, account.monthlyCreditsMicro, id, account.projectId, requestId],
   );
   return result.rowCount > 0;
 }
@@ -62,17 +75,22 @@ async function holdIn(db: Queryable, account: CreditAccount, start: string, id: 
  * Releases the hold and charges `chargedMicro` (at most the hold), in one statement. Settling twice
  * is a no-op, so a retried settlement never bills twice.
  */
-export async function settleReservation(db: Queryable, reservationId: string, chargedMicro: number): Promise<boolean> {
+export async function settleReservation(
+  db: Queryable,
+  reservationId: string,
+  chargedMicro: number,
+  engine: string | null = null,
+): Promise<boolean> {
   const result = await db.query(
     `WITH claimed AS (
-       UPDATE credit_reservations SET settled_at = now(), charged_micro = LEAST($2::bigint, amount_micro)
+       UPDATE credit_reservations SET settled_at = now(), charged_micro = LEAST($2::bigint, amount_micro), engine = $3
         WHERE id = $1 AND settled_at IS NULL
         RETURNING organization_id, period_start, environment, amount_micro, charged_micro)
      UPDATE credit_periods p
         SET reserved_micro = p.reserved_micro - c.amount_micro, spent_micro = p.spent_micro + c.charged_micro
        FROM claimed c
       WHERE p.organization_id = c.organization_id AND p.period_start = c.period_start AND p.environment = c.environment`,
-    [reservationId, chargedMicro],
+    [reservationId, chargedMicro, engine],
   );
   return result.rowCount > 0;
 }

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import type { SessionState } from '../../protocol/index.js';
+
+/** SPEC.md Versioning 2: the stored session context carries its schema version. */
+export const SESSION_CONTEXT_SCHEMA_VERSION = 1;
+/** SPEC.md Limits: a serialised session context is at most 1 MiB. */
+export const MAX_SESSION_CONTEXT_BYTES = 1_048_576;
+
+const SAME_SITE = { strict: 'Strict', lax: 'Lax', none: 'None' } as const;
+type SameSite = (typeof SAME_SITE)[keyof typeof SAME_SITE];
+
+const SameSiteSchema = z
+  .string()
+  .transform((value, ctx): SameSite => {
+    const known = SAME_SITE[value.toLowerCase() as keyof typeof SAME_SITE];
+    if (known) return known;
+    ctx.addIssue({ code: 'custom', message: 'same_site must be Strict, Lax or None' });
+    return z.NEVER;
+  });
+
+/** SPEC.md "Session context" cookie; `expires` is epoch seconds, -1 for a cookie without expiry. */
+export const SessionCookieSchema = z.strictObject({
+  name: z.string().min(1),
+  value: z.string(),
+  domain: z.string().min(1),
+  path: z.string().default('/'),
+  expires: z.number().int().default(-1),
+  http_only: z.boolean().default(false),
+  secure: z.boolean().default(false),
+  same_site: SameSiteSchema.default('Lax'),
+});
+export type SessionCookie = z.infer<typeof SessionCookieSchema>;
+
+const StorageSchema = z.record(z.string(), z.record(z.string(), z.string()));
+
+/** The caller-facing context: what `session_context` holds on create and on `/context`. */
+export const SessionContextSchema = z.strictObject({
+  cookies: z.array(SessionCookieSchema).default([]),
+  local_storage: StorageSchema.default({}),
+  session_storage: StorageSchema.default({}),
+  indexed_db: z.record(z.string(), z.unknown()).default({}),
+});
+export type SessionContext = z.infer<typeof SessionContextSchema>;
+
+/** What the `context` column holds. Anything else there is STATE_CORRUPT. */
+export const StoredContextSchema = SessionContextSchema.extend({
+  schema_version: z.literal(SESSION_CONTEXT_SCHEMA_VERSION),
+});
+export type StoredContext = z.infer<typeof StoredContextSchema>;
+
+export function emptyContext(): SessionContext {
+  return { cookies: [], local_storage: {}, session_storage: {}, indexed_db: {} };
+}
+
+export function storedContext(context: SessionContext): StoredContext {
+  return { schema_version: SESSION_CONTEXT_SCHEMA_VERSION, ...context };
+}
+
+/** Serialised size in bytes, as the 1 MiB limit counts it. */
+export function contextBytes(context: SessionContext): number {
+  return Buffer.byteLength(JSON.stringify(context));
+}
+
+export interface ContextSummary {
+  schema_version: number;
+  cookies: number;
+  origins: number;
+  bytes: number;
+}
+
+export function summariseContext(context: SessionContext): ContextSummary {
+  const origins = new Set([...Object.keys(context.local_storage), ...Object.keys(context.session_storage)]);
+  return {
+    schema_version: SESSION_CONTEXT_SCHEMA_VERSION,
+    cookies: context.cookies.length,
+    origins: origins.size,
+    bytes: contextBytes(context),
+  };
+}
+
+/**
+ * The wire shape workers use is Playwright's cookie shape (camelCase, `.domain` for domain cookies),
+ * which the browser engines load directly; the fetch engine's jar reads the same shape.
+ */
+const WireCookieSchema = z.object({
+  name: z.string().min(1),
+  value: z.string(),
+  domain: z.string().min(1),
+  path: z.string().default('/'),
+  expires: z.number().default(-1),
+  httpOnly: z.boolean().default(false),
+  secure: z.boolean().default(false),
+  sameSite: SameSiteSchema.default('Lax'),
+});
+
+export function toWireState(sessionId: string, context: SessionContext): SessionState {
+  return {
+    session_id: sessionId,
+    cookies: context.cookies.map((cookie) => ({
+      name: cookie.name,
+      value: cookie.value,
+      domain: cookie.domain,
+      path: cookie.path,
+      expires: cookie.expires,
+      httpOnly: cookie.http_only,
+      secure: cookie.secure,
+      sameSite: cookie.same_site,
+    })),
+    local_storage: context.local_storage,
+    session_storage: context.session_storage,
+  };
+}
+
+/** The state a worker returned, over the stored context (IndexedDB is not carried by workers). Unreadable cookies are dropped. */
+export function fromWireState(state: SessionState, before: SessionContext): SessionContext {
+  const cookies = state.cookies.flatMap((raw) => {
+    const parsed = WireCookieSchema.safeParse(raw);
+    if (!parsed.success) return [];
+    const cookie = parsed.data;
+    const expires = cookie.expires > 0 ? Math.floor(cookie.expires) : -1;
+    return [
+      {
+        name: cookie.name,
+        value: cookie.value,
+        domain: cookie.domain,
+        path: cookie.path,
+        expires,
+        http_only: cookie.httpOnly,
+        secure: cookie.secure,
+        same_site: cookie.sameSite,
+      },
+    ];
+  });
+  return { cookies, local_storage: state.local_storage, session_storage: state.session_storage, indexed_db: before.indexed_db };
+}
