@@ -9,6 +9,7 @@ import { fleetRoutes } from './routes/fleet.js';
 import { healthRoutes } from './routes/health.js';
 import { requestLogRoutes } from './routes/requests.js';
 import { scrapeRoutes } from './routes/scrape.js';
+import { sessionRoutes } from './routes/sessions.js';
 import { usageRoutes } from './routes/usage.js';
 
 export const BROWSER_PATH = '/v1/browser';
@@ -29,6 +30,7 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.use(scrapeRoutes(context));
   app.use(fleetRoutes(context));
   app.use(requestLogRoutes(context));
+  app.use(sessionRoutes(context));
   app.use(usageRoutes(context));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ServiceError('ERR::REQUEST::NOT_FOUND', `No route ${req.method} ${req.path}`));
@@ -76,5 +78,9 @@ const KNOWN_ROUTES = ['/healthz', '/readyz', '/metrics', '/v1/scrape', '/v1/work
 function routeLabel(req: Request): string {
   if (KNOWN_ROUTES.includes(req.path)) return req.path;
   if (req.path.startsWith('/v1/requests/')) return '/v1/requests/{id}';
+  if (req.path === '/v1/sessions') return req.path;
+  if (req.path.startsWith('/v1/sessions/')) return '/v1/sessions/{id}/…';
+  if (req.path === '/v1/batch') return req.path;
+  if (req.path.startsWith('/v1/batch/')) return '/v1/batch/{id}/…';
   return 'other';
 }

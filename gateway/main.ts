@@ -8,6 +8,7 @@ import { releaseStaleReservations } from '../lib/store/credits.js';
 import { createApp } from './app.js';
 import { startRequestLogPurge } from './request-log/purge.js';
 import { purgeCache } from './scrape/cache.js';
+import { purgeExpiredContexts } from '../lib/store/sessions.js';
 import { KeyResolver } from './auth/key-resolver.js';
 import type { GatewayContext } from './context.js';
 import { ConcurrencyLimiter } from './limits/concurrency.js';
@@ -60,6 +61,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
       deps.logger.warn({ err: error }, 'releasing stale reservations failed'),
     );
     purgeCache(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'cache purge failed'));
+    purgeExpiredContexts(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'session context purge failed'));
   }, 60_000);
   sweeper.unref();
   const address = server.address();

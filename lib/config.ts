@@ -48,6 +48,18 @@ export const ConfigSchema = z.object({
   DEFAULT_MONTHLY_CREDITS: z.coerce.number().int().min(0).default(100_000),
   DEFAULT_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(20),
   DEFAULT_CONCURRENCY_LIMIT: z.coerce.number().int().min(1).default(10),
+  /** How often each gateway's batch dispatcher looks for queued items, expired leases and holds to return. */
+  BATCH_DISPATCH_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  /** Batch items one gateway runs at once (across all jobs). */
+  BATCH_DISPATCH_CAPACITY: z.coerce.number().int().min(1).max(1000).default(20),
+  /** Lease on a running batch item; renewed while it runs, re-queued when a crashed gateway stops renewing. */
+  BATCH_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
+  /** Hours a batch job's results stay readable after submission (results_expire_at). */
+  BATCH_RESULTS_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
+  /** Delay before the hold of a failed, cancelled or skipped batch item goes back to the allowance. */
+  BATCH_HOLD_RETURN_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  /** First webhook retry delay; each later retry waits four times longer (5 attempts in all). */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

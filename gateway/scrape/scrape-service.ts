@@ -1,5 +1,5 @@
 import { ServiceError, type Attempt } from '../../lib/errors/index.js';
-import { SCRAPE_JOB_TYPE, type EngineName, type ScrapeJob, type ScrapeResult, type ScrapeSuccess } from '../../lib/protocol/index.js';
+import { SCRAPE_JOB_TYPE, type EngineName, type ScrapeJob, type ScrapeResult, type ScrapeSuccess, type SessionState } from '../../lib/protocol/index.js';
 import { engineCostMicro, isBillableStatus, isCacheable, reservationMicro, checkMaxCost } from '../../lib/scrape/cost.js';
 import { planEngines, withoutClimb, type EnginePlan } from '../../lib/scrape/engine-selection.js';
 import { parameterWarnings } from '../../lib/scrape/params.js';
@@ -11,6 +11,7 @@ import type { GatewayContext } from '../context.js';
 import { readCache, writeCache } from './cache.js';
 import { dispatchJob } from './dispatch.js';
 import { deploymentFor } from './deployment.js';
+import { checkInSession, checkOutSession, findScrapeSession, jobSessionState, LEASE_MARGIN_MS, returnSession, type SessionCheckout } from '../sessions/scrape-session.js';
 
 export interface ScrapeRequest {
   requestId: string;
@@ -63,8 +64,11 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
     cacheState: isCacheable(params) ? 'miss' : 'bypass',
   };
   let reservation: Reservation | null = null;
+  let session: SessionCheckout | null = null;
   try {
-    let plan = planEngines(params, deploymentFor(context, principal));
+    // session_id is checked before any work (404/410 at 0 credits); the session pins the engine.
+    const pinned = params.session_id === null ? undefined : await findScrapeSession(context.db, params.session_id, principal.organization.id);
+    let plan = planEngines(params, deploymentFor(context, principal), pinned);
     record.plan = plan;
     checkMaxCost(plan, params);
     if (record.cacheState === 'miss') {
@@ -74,14 +78,16 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
         return { ...record, engine: hit.engine, cacheState: 'hit', admissionMs: Date.now() - request.receivedAt, result: hit };
       }
     }
+    if (pinned) session = await checkOutSession(context.db, pinned, request.requestId, context.config.SCRAPE_BUDGET_MS + LEASE_MARGIN_MS);
     ({ plan, reservation } = await reserve(context, request, plan));
     record.plan = plan;
     record.admissionMs = Date.now() - request.receivedAt;
     const dispatchStart = Date.now();
-    const success = await runRungs(context, request, plan, record);
+    const success = await runRungs(context, request, plan, record, session ? jobSessionState(session) : null);
     record.dispatchMs = Date.now() - dispatchStart;
     record.engine = success.engine;
     record.warnings.push(...success.warnings);
+    if (session) record.warnings.push(...(await checkInSession(context.db, session, success)));
     record.chargedMicro = chargeFor(success, params);
     await settleReservation(context.db, reservation.id, record.chargedMicro, success.engine);
     if (record.cacheState === 'miss') await writeCache(context.db, principal.project.id, params, success);
@@ -93,12 +99,20 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
     const serviceError = error instanceof ServiceError ? error : new ServiceError('ERR::INTERNAL::ERROR', 'Scrape failed', { cause: error });
     context.metrics.scrapes.inc({ engine: record.engine ?? 'none', outcome: serviceError.code });
     throw new ScrapeFailed(withAttempts(serviceError, record), record);
+  } finally {
+    if (session) await returnSession(context.db, session);
   }
 }
 
-async function runRungs(context: GatewayContext, request: ScrapeRequest, plan: EnginePlan, record: ScrapeRecord): Promise<ScrapeSuccess> {
+async function runRungs(
+  context: GatewayContext,
+  request: ScrapeRequest,
+  plan: EnginePlan,
+  record: ScrapeRecord,
+  session: SessionState | null,
+): Promise<ScrapeSuccess> {
   for (const [index, engine] of plan.rungs.entries()) {
-    const result = await dispatchJob(context.bus, context.directory, jobFor(context, request, engine));
+    const result = await dispatchJob(context.bus, context.directory, jobFor(context, request, engine, session));
     record.results.push(result);
     record.engine = engine;
     record.attempts.push(...result.attempts.map((a) => ({ ...a, n: record.attempts.length + a.n })));
@@ -136,7 +150,7 @@ async function reserve(context: GatewayContext, request: ScrapeRequest, plan: En
   }
 }
 
-function jobFor(context: GatewayContext, request: ScrapeRequest, engine: EngineName): ScrapeJob {
+function jobFor(context: GatewayContext, request: ScrapeRequest, engine: EngineName, session: SessionState | null): ScrapeJob {
   const now = Date.now();
   const budget = Math.max(1000, context.config.SCRAPE_BUDGET_MS - (now - request.receivedAt));
   return {
@@ -148,7 +162,7 @@ function jobFor(context: GatewayContext, request: ScrapeRequest, engine: EngineN
     deadline_at: now + budget,
     budget_ms: budget,
     dispatched_at: now,
-    session: null,
+    session,
   };
 }
 

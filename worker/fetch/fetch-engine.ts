@@ -9,6 +9,7 @@ import { detectChallenge } from '../challenge/detect.js';
 import { DEFAULT_MAX_BODY_BYTES, decodeText, isTextual, mediaTypeOf } from './body.js';
 import { HINTS, TRANSIENT_CODES } from './errors.js';
 import type { HttpClient } from './hop.js';
+import { SessionCookieJar } from './cookie-jar.js';
 import { followHops, type FetchedPage } from './hops.js';
 import { ImpitClient } from './impit-client.js';
 import { readFetchParams, type FetchParams } from './params.js';
@@ -77,8 +78,10 @@ export class FetchEngine implements Engine {
         state.proxy = redactProxy(params.proxy);
       }
       if (params.proxy_verify && params.proxy !== null) await this.verifyProxy(job, params.proxy, target, overall, state);
-      const fetched = await this.fetchWithRetries(job, params, target, overall, state);
-      return this.toRawPage(fetched, state);
+      const cookies = job.session ? await SessionCookieJar.fromSession(job.session) : undefined;
+      const fetched = await this.fetchWithRetries(job, params, target, overall, state, cookies);
+      const page = this.toRawPage(fetched, state);
+      return cookies && job.session ? { ...page, session: await cookies.stateAfter(job.session) } : page;
     } catch (caught) {
       throw this.withDiagnostics(toServiceError(caught), state);
     }
@@ -99,7 +102,14 @@ export class FetchEngine implements Engine {
     }
   }
 
-  private async fetchWithRetries(job: ScrapeJob, params: FetchParams, target: URL, overall: AbortSignal, state: RunState): Promise<FetchedPage> {
+  private async fetchWithRetries(
+    job: ScrapeJob,
+    params: FetchParams,
+    target: URL,
+    overall: AbortSignal,
+    state: RunState,
+    cookies: SessionCookieJar | undefined,
+  ): Promise<FetchedPage> {
     const maxAttempts = RETRYABLE_METHODS.has(params.method) ? MAX_ATTEMPTS : 1;
     const client: HttpClient = params.impersonate ? this.impit : this.undici;
     for (let n = 1; ; n++) {
@@ -125,6 +135,7 @@ export class FetchEngine implements Engine {
           maxBodyBytes: this.maxBodyBytes,
           maxRedirects: this.maxRedirects,
           timeline: state.timeline,
+          cookies,
           onBytes: (bytes) => {
             state.bytes.in += bytes.in;
             state.bytes.out += bytes.out;

@@ -23,8 +23,15 @@ export interface HopsRequest {
   maxBodyBytes: number;
   maxRedirects: number;
   timeline: TimelineStep[];
+  /** A session's cookie jar: sends its cookies on every hop and keeps every Set-Cookie answer. */
+  cookies?: HopCookies;
   /** Bytes the guard counted for one hop. */
   onBytes(bytes: { in: number; out: number }): void;
+}
+
+export interface HopCookies {
+  headerFor(url: string): Promise<string | null>;
+  storeFrom(url: string, setCookie: string | undefined): Promise<void>;
 }
 
 export interface FetchedPage {
@@ -50,6 +57,16 @@ function headersFor(headers: Record<string, string>, from: URL, to: URL): Record
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !ORIGIN_BOUND_HEADERS.has(name.toLowerCase())));
 }
 
+/** The caller's own Cookie header (if any) first, then the jar's cookies for this URL. */
+async function withJarCookies(headers: Record<string, string>, url: URL, cookies: HopCookies): Promise<Record<string, string>> {
+  const fromJar = await cookies.headerFor(url.href);
+  if (fromJar === null) return headers;
+  const own = Object.keys(headers).find((name) => name.toLowerCase() === 'cookie');
+  if (own === undefined) return { ...headers, cookie: fromJar };
+  const { [own]: ownValue, ...rest } = headers;
+  return { ...rest, cookie: `${ownValue}; ${fromJar}` };
+}
+
 /** One attempt: the request and every redirect hop, each through its own guard lease. */
 export async function followHops(request: HopsRequest): Promise<FetchedPage> {
   let url = request.url;
@@ -64,7 +81,7 @@ export async function followHops(request: HopsRequest): Promise<FetchedPage> {
       const response: HopResponse = await request.client.send({
         url: url.href,
         method,
-        headers,
+        headers: request.cookies ? await withJarCookies(headers, url, request.cookies) : headers,
         proxy: { url: lease.proxyUrl, server: lease.server, username: lease.username, password: lease.password },
         signal: request.signal,
         timeoutMs: request.timeoutMs,
@@ -73,6 +90,7 @@ export async function followHops(request: HopsRequest): Promise<FetchedPage> {
       const refusal = lease.failure();
       if (refusal) throw refusal;
       status = response.status;
+      await request.cookies?.storeFrom(url.href, response.headers['set-cookie']);
       request.timeline.push(...lease.timeline());
       request.timeline.push({ stage: 'request', ms: since(started), ok: true, detail: `${method} ${url.host} -> ${status}` });
       const location = response.headers.location;
