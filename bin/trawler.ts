@@ -5,6 +5,7 @@ import { ENGINE_NAMES, type EngineName } from '../lib/protocol/index.js';
 import { embeddedEngines, RUNNABLE_ENGINES } from '../worker/engines.js';
 import { runKeysCommand, runOrgsCommand, runMigrate } from './admin.js';
 import { serve } from './serve.js';
+import { OperatorConfigError } from '../operator/config.js';
 
 const USAGE = `usage: trawler <command>
 
@@ -16,6 +17,7 @@ const USAGE = `usage: trawler <command>
   keys list [--org <id>]
   keys revoke <key id or displayed prefix>
   orgs list | orgs suspend <id> | orgs activate <id>
+  operator                     the Kubernetes operator (ScrapeEngine, WorkerPool); see docs/operator.md
 
 Configuration comes from the environment; see the README's table.`;
 
@@ -24,6 +26,10 @@ async function main(argv: string[]): Promise<void> {
   if (!command || command === '--help' || command === '-h') {
     process.stdout.write(`${USAGE}\n`);
     return;
+  }
+  if (command === 'operator') {
+    const { runOperator } = await import('../operator/main.js');
+    return runOperator(process.env);
   }
   const config = loadConfig(process.env);
   switch (command) {
@@ -60,7 +66,7 @@ export class UsageError extends Error {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError || error instanceof ConfigError) {
+  if (error instanceof UsageError || error instanceof ConfigError || error instanceof OperatorConfigError) {
     process.stderr.write(`trawler: ${error.message}\n\n${USAGE}\n`);
     process.exit(2);
   }

@@ -1,0 +1,50 @@
+import type { EngineName } from '../lib/protocol/index.js';
+import { REASON, type Reason } from './api-types.js';
+import { parseSpec, ScrapeEngineSpecSchema, type ScrapeEngineResource, type StoredObject } from './resources.js';
+
+/** Engines this build can run as worker Deployments; camoufox is a known name but not deployable yet. */
+export const DEPLOYABLE_ENGINES: readonly EngineName[] = ['fetch', 'obscura', 'chromium'];
+
+export type EngineCheck =
+  | { ok: true; engine: ScrapeEngineResource }
+  | { ok: false; reason: Reason; message: string; engineName: string };
+
+/**
+ * Whether a ScrapeEngine can be turned into worker Deployments. `defaultNatsUrl` is the operator's
+ * fallback NATS_URL; without it the engine must name a NATS server itself.
+ */
+export function checkEngine(stored: StoredObject, defaultNatsUrl: string | undefined): EngineCheck {
+  const parsed = parseSpec(ScrapeEngineSpecSchema, stored.spec);
+  const rawEngine = typeof stored.spec === 'object' && stored.spec !== null && 'engine' in stored.spec ? String(stored.spec.engine) : '';
+  if (!parsed.ok) return { ok: false, reason: REASON.invalidSpec, message: parsed.message, engineName: rawEngine };
+  const spec = parsed.spec;
+  if (!DEPLOYABLE_ENGINES.includes(spec.engine)) {
+    return {
+      ok: false,
+      reason: REASON.engineNotDeployable,
+      message: `engine ${spec.engine} is not deployable in this build (deployable: ${DEPLOYABLE_ENGINES.join(', ')})`,
+      engineName: spec.engine,
+    };
+  }
+  if (spec.browser?.headful && spec.engine !== 'chromium') {
+    return { ok: false, reason: REASON.invalidSpec, message: 'spec.browser.headful needs engine chromium', engineName: spec.engine };
+  }
+  if (spec.browser?.cdpUrl && spec.engine !== 'obscura') {
+    return { ok: false, reason: REASON.invalidSpec, message: 'spec.browser.cdpUrl is for engine obscura', engineName: spec.engine };
+  }
+  const namesNats =
+    Boolean(spec.nats?.url) ||
+    Boolean(spec.nats?.urlSecretRef) ||
+    Boolean(spec.env?.some((e) => e.name === 'NATS_URL')) ||
+    (spec.envFrom?.length ?? 0) > 0 ||
+    Boolean(defaultNatsUrl);
+  if (!namesNats) {
+    return {
+      ok: false,
+      reason: REASON.missingNatsUrl,
+      message: 'no NATS server: set spec.nats.url or spec.nats.urlSecretRef (the operator has no default NATS_URL)',
+      engineName: spec.engine,
+    };
+  }
+  return { ok: true, engine: { metadata: stored.metadata, spec } };
+}

@@ -1,0 +1,63 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { createLogger } from '../lib/log.js';
+import { createRegistry } from '../lib/metrics.js';
+import { packageVersion } from '../lib/version.js';
+import { loadOperatorConfig } from './config.js';
+import { serveOperatorHttp } from './http-server.js';
+import { createOperator } from './operator.js';
+
+/**
+ * The operator process (`trawler operator`): configuration from the environment, then wiring only.
+ * Resolves once the operator runs; SIGTERM/SIGINT stop it and exit the process.
+ */
+export async function runOperator(env: NodeJS.ProcessEnv): Promise<void> {
+  const config = loadOperatorConfig(env);
+  const logger = createLogger('trawler-operator', config.LOG_LEVEL);
+  const registry = createRegistry('trawler-operator');
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromDefault();
+
+  const operator = createOperator({
+    kubeConfig,
+    namespace: config.WATCH_NAMESPACE || undefined,
+    defaults: {
+      image: config.WORKER_IMAGE ?? `trawler:${packageVersion()}`,
+      natsUrl: config.DEFAULT_NATS_URL,
+      natsNamespace: config.DEFAULT_NATS_NAMESPACE,
+    },
+    logger,
+    registry,
+    concurrency: config.RECONCILE_CONCURRENCY,
+    backoff: { baseMs: config.RECONCILE_BACKOFF_BASE_MS, maxMs: config.RECONCILE_BACKOFF_MAX_MS },
+    watchRestartDelayMs: config.WATCH_RESTART_DELAY_MS,
+    resyncSeconds: config.RESYNC_SECONDS,
+  });
+  const server = await serveOperatorHttp(registry, operator.ready, config.METRICS_HOST, config.METRICS_PORT);
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping: finishing the reconciles under way');
+    operator
+      .stop()
+      .then(
+        () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+          }),
+      )
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'unclean stop');
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  await operator.start();
+}

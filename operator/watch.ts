@@ -1,0 +1,108 @@
+import {
+  AppsV1Api,
+  CustomObjectsApi,
+  ListWatch,
+  Watch,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import { z } from 'zod';
+import { API_GROUP, API_VERSION, MANAGED_SELECTOR, SCRAPE_ENGINE_PLURAL, WORKER_POOL_PLURAL } from './api-types.js';
+
+export type WatchedResource = 'scrapeengines' | 'workerpools' | 'deployments';
+export type WatchEventType = 'add' | 'update' | 'delete';
+
+export interface WatchOptions {
+  /** Namespace to watch; undefined: all namespaces. */
+  namespace: string | undefined;
+  restartDelayMs: number;
+  onEvent: (resource: WatchedResource, type: WatchEventType, object: KubernetesObject) => void;
+  onRestart: (resource: WatchedResource, error: unknown) => void;
+}
+
+/** List-and-watch of the three resources the operator follows, with their caches. */
+export interface Watches {
+  /** Lists, then watches, in order: pools, engines, deployments (so engine events see the pools). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  cache(resource: WatchedResource): readonly KubernetesObject[];
+  /** Each watch's last seen resourceVersion ('' until its first list succeeded). */
+  resourceVersions(): Record<WatchedResource, string>;
+}
+
+const ListSchema = z.object({
+  metadata: z.object({ resourceVersion: z.string().optional() }).optional(),
+  items: z.array(z.custom<KubernetesObject>((v) => typeof v === 'object' && v !== null)),
+});
+
+function asList(raw: unknown): KubernetesListObject<KubernetesObject> {
+  const parsed = ListSchema.parse(raw);
+  return { metadata: parsed.metadata, items: parsed.items };
+}
+
+export function createWatches(kubeConfig: KubeConfig, options: WatchOptions): Watches {
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const apps = kubeConfig.makeApiClient(AppsV1Api);
+  const { namespace } = options;
+  const scope = namespace ? `/namespaces/${namespace}` : '';
+  const crdPath = (plural: string) => `/apis/${API_GROUP}/${API_VERSION}${scope}/${plural}`;
+  const listCustom = (plural: string) => async () =>
+    asList(
+      namespace
+        ? await custom.listNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, namespace, plural })
+        : await custom.listClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural }),
+    );
+  const listDeployments = async () =>
+    asList(
+      namespace
+        ? await apps.listNamespacedDeployment({ namespace, labelSelector: MANAGED_SELECTOR })
+        : await apps.listDeploymentForAllNamespaces({ labelSelector: MANAGED_SELECTOR }),
+    );
+
+  const watch = new Watch(kubeConfig);
+  const informers: Record<WatchedResource, ListWatch<KubernetesObject>> = {
+    workerpools: new ListWatch(crdPath(WORKER_POOL_PLURAL), watch, listCustom(WORKER_POOL_PLURAL), false),
+    scrapeengines: new ListWatch(crdPath(SCRAPE_ENGINE_PLURAL), watch, listCustom(SCRAPE_ENGINE_PLURAL), false),
+    deployments: new ListWatch(`/apis/apps/v1${scope}/deployments`, watch, listDeployments, false, MANAGED_SELECTOR),
+  };
+  const order: WatchedResource[] = ['workerpools', 'scrapeengines', 'deployments'];
+  let stopped = false;
+  const restartTimers = new Set<NodeJS.Timeout>();
+
+  for (const resource of order) {
+    const informer = informers[resource];
+    informer.on('add', (o) => options.onEvent(resource, 'add', o));
+    informer.on('update', (o) => options.onEvent(resource, 'update', o));
+    informer.on('delete', (o) => options.onEvent(resource, 'delete', o));
+    // The client stops a watch on any error but 410 Gone (which it relists itself); start it again later.
+    informer.on('error', (error: unknown) => {
+      if (stopped) return;
+      options.onRestart(resource, error);
+      const timer = setTimeout(() => {
+        restartTimers.delete(timer);
+        if (!stopped) void informer.start();
+      }, options.restartDelayMs);
+      restartTimers.add(timer);
+    });
+  }
+
+  return {
+    async start() {
+      stopped = false;
+      for (const resource of order) await informers[resource].start();
+    },
+    async stop() {
+      stopped = true;
+      for (const timer of restartTimers) clearTimeout(timer);
+      restartTimers.clear();
+      await Promise.all(order.map((resource) => informers[resource].stop()));
+    },
+    cache: (resource) => informers[resource].list(),
+    resourceVersions: () => ({
+      workerpools: informers.workerpools.latestResourceVersion(),
+      scrapeengines: informers.scrapeengines.latestResourceVersion(),
+      deployments: informers.deployments.latestResourceVersion(),
+    }),
+  };
+}
