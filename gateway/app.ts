@@ -11,6 +11,8 @@ import { requestLogRoutes } from './routes/requests.js';
 import { scrapeRoutes } from './routes/scrape.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { usageRoutes } from './routes/usage.js';
+import { batchRoutes } from './routes/batch.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export const BROWSER_PATH = '/v1/browser';
 
@@ -32,6 +34,8 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.use(requestLogRoutes(context));
   app.use(sessionRoutes(context));
   app.use(usageRoutes(context));
+  app.use(batchRoutes(context));
+  app.use(webhookRoutes(context));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ServiceError('ERR::REQUEST::NOT_FOUND', `No route ${req.method} ${req.path}`));
   });
@@ -72,7 +76,7 @@ function observe(context: GatewayContext) {
   };
 }
 
-const KNOWN_ROUTES = ['/healthz', '/readyz', '/metrics', '/v1/scrape', '/v1/workers', '/v1/browser', '/v1/requests', '/v1/usage', '/v1/usage/summary', '/v1/usage/reconciliation'];
+const KNOWN_ROUTES = ['/healthz', '/readyz', '/metrics', '/v1/scrape', '/v1/workers', '/v1/browser', '/v1/requests', '/v1/usage', '/v1/usage/summary', '/v1/usage/reconciliation', '/v1/batch', '/v1/webhooks'];
 
 /** Bounded metric labels: a known route template, never a raw path with ids in it. */
 function routeLabel(req: Request): string {

@@ -7,6 +7,8 @@ import type { Db } from '../lib/store/db.js';
 import { releaseStaleReservations } from '../lib/store/credits.js';
 import { createApp } from './app.js';
 import { startRequestLogPurge } from './request-log/purge.js';
+import { startBatchDispatcher } from './batch/dispatcher.js';
+import { startWebhookDeliverer } from './webhooks/deliverer.js';
 import { purgeCache } from './scrape/cache.js';
 import { purgeExpiredContexts } from '../lib/store/sessions.js';
 import { KeyResolver } from './auth/key-resolver.js';
@@ -33,8 +35,6 @@ export interface RunningGateway {
   stop(graceMs: number): Promise<void>;
 }
 
-/** A hold older than the longest possible scrape belongs to a crashed gateway: release it at 0. */
-const STALE_RESERVATION_MS = 10 * 60_000;
 
 export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const directory = new WorkerDirectory(deps.bus);
@@ -56,8 +56,10 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     server.listen(deps.config.PORT, deps.config.HOST, () => resolve());
   });
   const requestLogPurge = startRequestLogPurge(context);
+  const batchDispatcher = startBatchDispatcher(context);
+  const webhookDeliverer = startWebhookDeliverer(context);
   const sweeper = setInterval(() => {
-    releaseStaleReservations(deps.db, STALE_RESERVATION_MS).catch((error: unknown) =>
+    releaseStaleReservations(deps.db).catch((error: unknown) =>
       deps.logger.warn({ err: error }, 'releasing stale reservations failed'),
     );
     purgeCache(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'cache purge failed'));
@@ -76,6 +78,8 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
       draining = true;
       clearInterval(sweeper);
       requestLogPurge.stop();
+      await batchDispatcher.stop(graceMs);
+      await webhookDeliverer.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);

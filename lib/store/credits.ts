@@ -64,8 +64,8 @@ async function holdIn(
         WHERE organization_id = $1 AND period_start = $2 AND environment = $3
           AND spent_micro + reserved_micro + $4 <= $5
         RETURNING organization_id)
-     INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro, request_id)
-     SELECT $6, organization_id, $7, $2, $3, $4, $8 FROM held`,
+     INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro, request_id, expires_at)
+     SELECT $6, organization_id, $7, $2, $3, $4, $8, now() + interval '${HOLD_LIFETIME_MINUTES} minutes' FROM held`,
     [account.organizationId, start, account.environment, amountMicro, account.monthlyCreditsMicro, id, account.projectId, requestId],
   );
   return result.rowCount > 0;
@@ -95,11 +95,16 @@ export async function settleReservation(
   return result.rowCount > 0;
 }
 
-/** Holds a crash left behind are released (charged 0) after `olderThanMs`: a crash never bills. */
-export async function releaseStaleReservations(db: Db, olderThanMs: number): Promise<number> {
+/**
+ * A scrape hold outlives the longest possible scrape by far; one still open then was left by a crashed
+ * gateway. Batch item holds have no expiry: the batch lifecycle settles them.
+ */
+export const HOLD_LIFETIME_MINUTES = 10;
+
+/** Releases (charges 0) every expired hold: a crash never bills. */
+export async function releaseStaleReservations(db: Db): Promise<number> {
   const stale = await db.query<{ id: string }>(
-    `SELECT id FROM credit_reservations WHERE settled_at IS NULL AND created_at < now() - ($1::bigint * interval '1 millisecond')`,
-    [olderThanMs],
+    `SELECT id FROM credit_reservations WHERE settled_at IS NULL AND expires_at IS NOT NULL AND expires_at < now()`,
   );
   let released = 0;
   for (const { id } of stale.rows) if (await settleReservation(db, id, 0)) released += 1;

@@ -178,3 +178,26 @@ describe('allowance', () => {
     expect(await spentMicro('test')).toBeLessThanOrEqual(5_000_000);
   });
 });
+
+describe('holds left by a crash', () => {
+  it('releases a crashed request's hold at 0 credits once it expires, not before', async () => {
+    const { reserveCredits, releaseStaleReservations } = await import('../../lib/store/credits.js');
+    const account = {
+      organizationId: service.organizationId,
+      projectId: service.projectId,
+      organizationCreatedAt: new Date(),
+      monthlyCreditsMicro: 1_000_000_000,
+      environment: 'live' as const,
+    };
+    const spentBefore = await spentMicro();
+    const crashed = await reserveCredits(service.db, account, 3_000_000, 'crashed-request');
+    const reserved = async () =>
+      Number((await service.db.query<{ r: number }>("SELECT COALESCE(SUM(reserved_micro), 0) AS r FROM credit_periods WHERE environment = 'live'")).rows[0].r);
+    expect(await reserved()).toBe(3_000_000);
+    expect(await releaseStaleReservations(service.db)).toBe(0);
+    await service.db.query(`UPDATE credit_reservations SET expires_at = now() - interval '1 second' WHERE id = $1`, [crashed.id]);
+    expect(await releaseStaleReservations(service.db)).toBe(1);
+    expect(await reserved()).toBe(0);
+    expect(await spentMicro()).toBe(spentBefore);
+  });
+});

@@ -3,6 +3,8 @@ import * as requestLog from './002-request-log.js';
 import * as scrapeCache from './003-scrape-cache.js';
 import * as sessions from './004-sessions.js';
 import * as usage from './005-usage.js';
+import * as batch from './006-batch.js';
+import * as holdExpiry from './007-hold-expiry.js';
 
 export interface Migration {
   version: number;
@@ -17,4 +19,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 3, name: 'scrape-cache', up: scrapeCache.up },
   { version: 4, name: 'sessions', up: sessions.up },
   { version: 5, name: 'usage', up: usage.up },
+  { version: 6, name: 'batch', up: batch.up },
+  { version: 7, name: 'hold-expiry', up: holdExpiry.up },
 ].sort((a, b) => a.version - b.version);

@@ -1,0 +1,56 @@
+import { MICRO_PER_CREDIT } from '../../lib/protocol/index.js';
+import type { Queryable } from '../../lib/store/db.js';
+import { emptyProgress, progressOf, type Progress } from '../../lib/store/batch/items.js';
+import type { JobRow } from '../../lib/store/batch/jobs.js';
+
+/** SPEC.md "Batch job": required fields always; optional ones only when they have a value. */
+export function jobObject(job: JobRow, progress: Progress, warnings: string[] = []): Record<string, unknown> {
+  const completed = progress.succeeded + progress.failed + progress.cancelled + progress.skipped;
+  const out: Record<string, unknown> = { id: job.id, project_id: job.project_id };
+  if (job.name !== null) out.name = job.name;
+  out.status = job.status;
+  if (job.open) out.open = true;
+  out.status_url = `/v1/batch/${job.id}`;
+  out.results_url = `/v1/batch/${job.id}/results`;
+  out.params = { ...job.params, credit_budget_micro: job.credit_budget_micro === null ? null : Number(job.credit_budget_micro) };
+  out.total_items = Number(job.total_items);
+  out.concurrency = job.concurrency;
+  out.priority = job.priority;
+  out.max_attempts = job.max_attempts;
+  if (job.failure_threshold !== null) out.failure_threshold = Number(job.failure_threshold);
+  out.estimated_credits = Math.floor(Number(job.estimated_credits_micro) / MICRO_PER_CREDIT);
+  out.estimated_credits_micro = Number(job.estimated_credits_micro);
+  out.progress = {
+    total: progress.total,
+    completed,
+    succeeded: progress.succeeded,
+    failed: progress.failed,
+    cancelled: progress.cancelled,
+    skipped: progress.skipped,
+    remaining: progress.total - completed,
+    percent_complete: progress.total === 0 ? 0 : Math.floor((completed * 100) / progress.total),
+    credits_charged: Math.floor(progress.creditsChargedMicro / MICRO_PER_CREDIT),
+    credits_charged_micro: progress.creditsChargedMicro,
+    bytes: progress.bytes,
+  };
+  out.submitted_at = job.submitted_at.toISOString();
+  if (job.started_at) out.started_at = job.started_at.toISOString();
+  if (job.finished_at) out.finished_at = job.finished_at.toISOString();
+  if (job.cancel_requested_at) out.cancel_requested_at = job.cancel_requested_at.toISOString();
+  out.results_expire_at = job.results_expire_at.toISOString();
+  if (job.error_code !== null) out.error_code = job.error_code;
+  if (job.error_message !== null) out.error_message = job.error_message;
+  if (warnings.length > 0) out.warnings = warnings;
+  return out;
+}
+
+/** Job objects for rows, with their progress read in one query. */
+export async function jobObjects(db: Queryable, jobs: JobRow[]): Promise<Record<string, unknown>[]> {
+  const progress = await progressOf(db, jobs.map((job) => job.id));
+  return jobs.map((job) => jobObject(job, progress.get(job.id) ?? emptyProgress()));
+}
+
+export async function jobObjectOf(db: Queryable, job: JobRow, warnings: string[] = []): Promise<Record<string, unknown>> {
+  const progress = await progressOf(db, [job.id]);
+  return jobObject(job, progress.get(job.id) ?? emptyProgress(), warnings);
+}

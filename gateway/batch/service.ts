@@ -1,0 +1,158 @@
+import { ServiceError } from '../../lib/errors/index.js';
+import { newId } from '../../lib/ids.js';
+import type { ProjectDefaults } from '../../lib/scrape/params.js';
+import { reserveItemHolds } from '../../lib/store/batch/holds.js';
+import { cancelQueuedItems, failedItems, insertItems, resetFailedItems } from '../../lib/store/batch/items.js';
+import { getJob, insertJob, updateJob, TERMINAL_JOB_STATUSES, type JobRow } from '../../lib/store/batch/jobs.js';
+import { getEndpoint } from '../../lib/store/batch/webhooks.js';
+import { creditAccountOf } from '../auth/credit-account.js';
+import type { Principal } from '../auth/key-resolver.js';
+import type { GatewayContext } from '../context.js';
+import { deploymentFor } from '../scrape/deployment.js';
+import { effectiveConcurrency, MAX_ITEMS_PER_JOB, parseSubmission, DEFAULT_MAX_ATTEMPTS, DEFAULT_PRIORITY, type ParsedItem } from './submission.js';
+
+const MICRO = 1_000_000;
+
+function submissionContext(context: GatewayContext, principal: Principal, projectDefaults: ProjectDefaults) {
+  return { projectDefaults, egressPolicy: context.egressPolicy, deployment: deploymentFor(context, principal) };
+}
+
+/**
+ * POST /v1/batch: validate and route every item, hold every item's dearest cost (402 and nothing is
+ * created when the allowance cannot), then write job and items in one transaction, all queued.
+ */
+export async function createJob(context: GatewayContext, principal: Principal, body: unknown): Promise<{ job: JobRow; warnings: string[] }> {
+  const projectDefaults = principal.project.defaults as ProjectDefaults;
+  const submission = parseSubmission(body, submissionContext(context, principal, projectDefaults));
+  const { controls, items } = submission;
+  const webhookId = controls.webhook_endpoint_id?.trim() ? controls.webhook_endpoint_id.trim() : null;
+  if (webhookId !== null && (await getEndpoint(context.db, webhookId, principal.organization.id)) === null) {
+    throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `webhook_endpoint_id: no webhook endpoint ${webhookId} in this organization`);
+  }
+  const { concurrency, warning } = effectiveConcurrency(controls.concurrency);
+  const estimated = items.reduce((sum, item) => sum + item.holdMicro, 0);
+  const open = controls.open ?? false;
+  const budget = controls.credit_budget ? controls.credit_budget * MICRO : open ? null : estimated;
+  const submittedAt = new Date();
+  const id = newId();
+  await context.db.transaction(async (tx) => {
+    const reservations = await reserveItemHolds(tx, creditAccountOf(principal), items.map((item) => ({ amountMicro: item.holdMicro })));
+    await insertJob(tx, {
+      id,
+      organization_id: principal.organization.id,
+      project_id: principal.project.id,
+      environment: principal.key.environment,
+      name: controls.name ?? null,
+      open,
+      params: submission.jobParams,
+      project_defaults: projectDefaults as Record<string, unknown>,
+      credit_budget_micro: budget,
+      concurrency,
+      priority: controls.priority ?? DEFAULT_PRIORITY,
+      max_attempts: controls.max_attempts ?? DEFAULT_MAX_ATTEMPTS,
+      failure_threshold: controls.failure_threshold ?? null,
+      estimated_credits_micro: estimated,
+      webhook_endpoint_id: webhookId,
+      total_items: items.length,
+      submitted_at: submittedAt,
+      results_expire_at: new Date(submittedAt.getTime() + context.config.BATCH_RESULTS_RETENTION_HOURS * 3_600_000),
+    });
+    await insertItems(tx, id, newItems(items, 0, reservations));
+  });
+  const job = await getJob(context.db, id, principal.project.id);
+  if (!job) throw new ServiceError('ERR::INTERNAL::ERROR', 'batch job vanished after creation');
+  return { job, warnings: warning ? [warning] : [] };
+}
+
+function newItems(items: ParsedItem[], firstSeq: number, reservations: string[]) {
+  return items.map((item, index) => ({
+    seq: firstSeq + index,
+    url: item.url,
+    external_id: item.external_id,
+    overrides: item.overrides,
+    hold_micro: item.holdMicro,
+    reservation_id: reservations[index],
+  }));
+}
+
+/**
+ * POST /v1/batch/{id}/items: the new items run with the job's stored parameters plus their own
+ * overrides; run controls in the body are accepted and ignored. Held like submitted items (402 adds nothing).
+ */
+export async function appendItems(context: GatewayContext, principal: Principal, jobId: string, body: unknown): Promise<{ job: JobRow; added: number; costMicro: number }> {
+  const existing = await requireJob(context, principal, jobId);
+  const submission = parseSubmission(body, submissionContext(context, principal, existing.project_defaults as ProjectDefaults), existing.params);
+  const costMicro = submission.items.reduce((sum, item) => sum + item.holdMicro, 0);
+  await context.db.transaction(async (tx) => {
+    const job = await getJob(tx, jobId, principal.project.id, true);
+    if (!job) throw notFound(jobId);
+    if (!job.open || TERMINAL_JOB_STATUSES.includes(job.status) || job.status === 'cancelling') {
+      throw new ServiceError('ERR::REQUEST::CONFLICT', `batch job ${jobId} is closed; items cannot be added`);
+    }
+    const total = Number(job.total_items) + submission.items.length;
+    if (total > MAX_ITEMS_PER_JOB) {
+      throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `a job holds at most ${MAX_ITEMS_PER_JOB} items; this one has ${job.total_items}`);
+    }
+    const reservations = await reserveItemHolds(tx, creditAccountOf(principal), submission.items.map((item) => ({ amountMicro: item.holdMicro })));
+    await insertItems(tx, jobId, newItems(submission.items, Number(job.total_items), reservations));
+    await updateJob(tx, jobId, { total_items: total });
+  });
+  return { job: await requireJob(context, principal, jobId), added: submission.items.length, costMicro };
+}
+
+/** POST .../cancel: 202 into `cancelling` (queued items cancelled now, running ones finish); 409 when terminal. */
+export async function cancelJob(context: GatewayContext, principal: Principal, jobId: string): Promise<JobRow> {
+  await context.db.transaction(async (tx) => {
+    const job = await getJob(tx, jobId, principal.project.id, true);
+    if (!job) throw notFound(jobId);
+    if (TERMINAL_JOB_STATUSES.includes(job.status)) {
+      throw new ServiceError('ERR::REQUEST::CONFLICT', `batch job ${jobId} is already ${job.status}`);
+    }
+    if (job.status === 'cancelling') return;
+    await cancelQueuedItems(tx, jobId, context.config.BATCH_HOLD_RETURN_DELAY_MS);
+    await updateJob(tx, jobId, { status: 'cancelling', cancel_requested_at: new Date() });
+  });
+  return requireJob(context, principal, jobId);
+}
+
+/** POST .../close: idempotent; a drained closed job completes on the dispatcher's next pass. */
+export async function closeJob(context: GatewayContext, principal: Principal, jobId: string): Promise<JobRow> {
+  const job = await requireJob(context, principal, jobId);
+  if (job.open) await updateJob(context.db, jobId, { open: false });
+  return requireJob(context, principal, jobId);
+}
+
+/**
+ * POST .../retry: failed items back to the queue, holds re-taken first (a hold whose return is still
+ * pending is kept). 402 resets nothing. A terminal job goes back to `queued`; a running one keeps running.
+ */
+export async function retryJob(context: GatewayContext, principal: Principal, jobId: string): Promise<{ job: JobRow; reset: number }> {
+  const reset = await context.db.transaction(async (tx) => {
+    const job = await getJob(tx, jobId, principal.project.id, true);
+    if (!job) throw notFound(jobId);
+    const failed = await failedItems(tx, jobId);
+    if (failed.length === 0) return 0;
+    if (job.status === 'cancelling') {
+      throw new ServiceError('ERR::REQUEST::CONFLICT', `batch job ${jobId} is cancelling; retry after it is cancelled`);
+    }
+    const toHold = failed.filter((item) => !item.hold_open || item.reservation_id === null);
+    const fresh = await reserveItemHolds(tx, creditAccountOf(principal), toHold.map((item) => ({ amountMicro: Number(item.hold_micro) })));
+    const freshBySeq = new Map(toHold.map((item, index) => [item.seq, fresh[index]]));
+    await resetFailedItems(tx, jobId, failed.map((item) => ({ seq: item.seq, reservation_id: freshBySeq.get(item.seq) ?? item.reservation_id ?? '' })));
+    if (TERMINAL_JOB_STATUSES.includes(job.status)) {
+      await updateJob(tx, jobId, { status: 'queued', finished_at: null, cancel_requested_at: null, error_code: null, error_message: null });
+    }
+    return failed.length;
+  });
+  return { job: await requireJob(context, principal, jobId), reset };
+}
+
+export async function requireJob(context: GatewayContext, principal: Principal, jobId: string): Promise<JobRow> {
+  const job = await getJob(context.db, jobId, principal.project.id);
+  if (!job) throw notFound(jobId);
+  return job;
+}
+
+export function notFound(jobId: string): ServiceError {
+  return new ServiceError('ERR::REQUEST::NOT_FOUND', `No batch job ${jobId}`);
+}

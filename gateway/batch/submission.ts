@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import type { EgressPolicy } from '../../lib/egress/policy.js';
+import { ServiceError } from '../../lib/errors/index.js';
+import { checkMaxCost, reservationMicro } from '../../lib/scrape/cost.js';
+import { planEngines, withoutClimb, type Deployment } from '../../lib/scrape/engine-selection.js';
+import { invalidParameter } from '../../lib/scrape/issues.js';
+import { parseScrapeBody, type ProjectDefaults } from '../../lib/scrape/params.js';
+
+export const MAX_ITEMS_PER_CALL = 10_000;
+export const MAX_ITEMS_PER_JOB = 100_000;
+export const MAX_JOB_PARAMS_BYTES = 65_536;
+export const MAX_ITEM_OVERRIDES_BYTES = 8_192;
+export const MIN_CONCURRENCY = 1;
+export const MAX_CONCURRENCY = 50;
+export const DEFAULT_CONCURRENCY = 10;
+export const DEFAULT_PRIORITY = 100;
+export const DEFAULT_MAX_ATTEMPTS = 3;
+const NAME_MAX_CHARS = 256;
+const EXTERNAL_ID_MAX_CHARS = 1024;
+
+/** Batch body fields that are not scrape parameters (SPEC.md "POST /v1/batch"). */
+const RunControlsSchema = z.strictObject({
+  name: z.string().max(NAME_MAX_CHARS).nullish(),
+  urls: z.array(z.unknown()).nullish(),
+  items: z.array(z.unknown()).nullish(),
+  concurrency: z.number().int().nullish(),
+  priority: z.number().int().min(0).max(1000).nullish(),
+  max_attempts: z.number().int().min(1).max(10).nullish(),
+  failure_threshold: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
+  credit_budget: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER / 1_000_000).nullish(),
+  webhook_endpoint_id: z.string().nullish(),
+  open: z.boolean().nullish(),
+});
+type RunControls = z.infer<typeof RunControlsSchema>;
+const RUN_CONTROL_NAMES = new Set(Object.keys(RunControlsSchema.shape));
+
+const ItemSchema = z.looseObject({
+  url: z.string({ error: 'must be a string' }),
+  external_id: z.string().max(EXTERNAL_ID_MAX_CHARS).nullish(),
+});
+
+export interface ParsedItem {
+  url: string;
+  external_id: string | null;
+  overrides: Record<string, unknown>;
+  holdMicro: number;
+}
+
+export interface ParsedSubmission {
+  controls: RunControls;
+  /** Job-level scrape parameters as sent (without `url`). */
+  jobParams: Record<string, unknown>;
+  items: ParsedItem[];
+}
+
+export interface SubmissionContext {
+  projectDefaults: ProjectDefaults;
+  egressPolicy: EgressPolicy;
+  deployment: Deployment;
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A create or append body -> validated run controls and items, each item routed and priced (its
+ * dearest outcome, never the camoufox climb: bot-challenge rule 7). A bad item N fails the whole call
+ * with `Item N:` (0-based index in this call) in `detail`. Nothing is spent here.
+ */
+export function parseSubmission(body: unknown, context: SubmissionContext, jobParamsForItems?: Record<string, unknown>): ParsedSubmission {
+  if (!isJsonObject(body)) throw new ServiceError('ERR::REQUEST::INVALID', 'request body must be a JSON object');
+  const controlInput: Record<string, unknown> = {};
+  const jobParams: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(body)) (RUN_CONTROL_NAMES.has(name) ? controlInput : jobParams)[name] = value;
+  const parsed = RunControlsSchema.safeParse(controlInput);
+  if (!parsed.success) throw invalidParameter(parsed.error);
+  const controls = parsed.data;
+  if (Buffer.byteLength(JSON.stringify(jobParams)) > MAX_JOB_PARAMS_BYTES) {
+    throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `job-level parameters: at most ${MAX_JOB_PARAMS_BYTES} bytes serialised`);
+  }
+  parseScrapeBody(jobParams, { projectDefaults: context.projectDefaults, egressPolicy: context.egressPolicy, allowUrl: false });
+  const rawItems = chooseItems(controls);
+  const defaults = jobParamsForItems ?? jobParams;
+  const items = rawItems.map((raw, index) => {
+    try {
+      return parseItem(raw, defaults, context);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      throw new ServiceError(error.code, `Item ${index}: ${error.detail ?? error.code}`, { targetStatus: error.targetStatus });
+    }
+  });
+  return { controls, jobParams, items };
+}
+
+function chooseItems(controls: RunControls): unknown[] {
+  const urls = controls.urls ?? [];
+  const items = controls.items ?? [];
+  if (urls.length > 0 && items.length > 0) {
+    throw new ServiceError('ERR::REQUEST::INCOMPATIBLE_FLAGS', 'send either urls or items, not both');
+  }
+  if (urls.length === 0 && items.length === 0) {
+    throw new ServiceError('ERR::REQUEST::MISSING_PARAMETER', 'urls or items: one non-empty list is required');
+  }
+  const chosen = urls.length > 0 ? urls.map((url) => ({ url })) : items;
+  if (chosen.length > MAX_ITEMS_PER_CALL) {
+    throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `${urls.length > 0 ? 'urls' : 'items'}: at most ${MAX_ITEMS_PER_CALL} per call`);
+  }
+  return chosen;
+}
+
+function parseItem(raw: unknown, jobParams: Record<string, unknown>, context: SubmissionContext): ParsedItem {
+  if (!isJsonObject(raw)) throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', 'must be an object with url');
+  const parsed = ItemSchema.safeParse(raw);
+  if (!parsed.success) throw invalidParameter(parsed.error);
+  const { url, external_id: externalId, ...overrides } = parsed.data;
+  const sized = externalId === null || externalId === undefined ? overrides : { ...overrides, external_id: externalId };
+  if (Buffer.byteLength(JSON.stringify(sized)) > MAX_ITEM_OVERRIDES_BYTES) {
+    throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `overrides and external_id: at most ${MAX_ITEM_OVERRIDES_BYTES} bytes serialised`);
+  }
+  const holdMicro = itemHoldMicro({ ...jobParams, ...overrides, url }, context);
+  return { url, external_id: externalId ?? null, overrides, holdMicro };
+}
+
+/** Validates one item's merged parameters and routes them; returns its dearest cost. */
+export function itemHoldMicro(merged: Record<string, unknown>, context: SubmissionContext): number {
+  const params = parseScrapeBody(merged, { projectDefaults: context.projectDefaults, egressPolicy: context.egressPolicy });
+  if (params.session_id !== null) {
+    throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', 'session_id: not supported in batch jobs (a session is single-writer)');
+  }
+  const plan = withoutClimb(planEngines(params, context.deployment));
+  checkMaxCost(plan, params);
+  return reservationMicro(plan, params);
+}
+
+/** SPEC.md: below 1 becomes 1; above 50 becomes 50 with a warning. */
+export function effectiveConcurrency(requested: number | null | undefined): { concurrency: number; warning: string | null } {
+  const value = requested ?? DEFAULT_CONCURRENCY;
+  if (value > MAX_CONCURRENCY) {
+    return { concurrency: MAX_CONCURRENCY, warning: `concurrency ${value} was clamped to ${MAX_CONCURRENCY}` };
+  }
+  return { concurrency: Math.max(MIN_CONCURRENCY, value), warning: null };
+}

@@ -1,0 +1,108 @@
+import type { Queryable } from '../db.js';
+
+export const JOB_STATUSES = ['queued', 'running', 'paused', 'cancelling', 'completed', 'failed', 'cancelled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
+
+export interface JobRow {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  environment: 'live' | 'test';
+  name: string | null;
+  status: JobStatus;
+  open: boolean;
+  params: Record<string, unknown>;
+  project_defaults: Record<string, unknown>;
+  credit_budget_micro: number | null;
+  concurrency: number;
+  priority: number;
+  max_attempts: number;
+  failure_threshold: number | null;
+  estimated_credits_micro: number;
+  webhook_endpoint_id: string | null;
+  total_items: number;
+  submitted_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  cancel_requested_at: Date | null;
+  results_expire_at: Date;
+  results_purged: boolean;
+  error_code: string | null;
+  error_message: string | null;
+}
+
+export type NewJob = Omit<JobRow, 'status' | 'started_at' | 'finished_at' | 'cancel_requested_at' | 'results_purged' | 'error_code' | 'error_message'>;
+
+export async function insertJob(db: Queryable, job: NewJob): Promise<void> {
+  await db.query(
+    `INSERT INTO batch_jobs (id, organization_id, project_id, environment, name, status, open, params, project_defaults,
+       credit_budget_micro, concurrency, priority, max_attempts, failure_threshold, estimated_credits_micro,
+       webhook_endpoint_id, total_items, submitted_at, results_expire_at)
+     VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+    [job.id, job.organization_id, job.project_id, job.environment, job.name, job.open, JSON.stringify(job.params),
+      JSON.stringify(job.project_defaults), job.credit_budget_micro, job.concurrency, job.priority, job.max_attempts,
+      job.failure_threshold, job.estimated_credits_micro, job.webhook_endpoint_id, job.total_items, job.submitted_at,
+      job.results_expire_at],
+  );
+}
+
+/** The job of this project, or null (another project's job is as absent as a missing one). */
+export async function getJob(db: Queryable, id: string, projectId: string, lock = false): Promise<JobRow | null> {
+  const result = await db.query<JobRow>(
+    `SELECT * FROM batch_jobs WHERE id = $1 AND project_id = $2${lock ? ' FOR UPDATE' : ''}`,
+    [id, projectId],
+  );
+  return result.rows[0] ?? null;
+}
+
+export async function getJobById(db: Queryable, id: string): Promise<JobRow | null> {
+  const result = await db.query<JobRow>('SELECT * FROM batch_jobs WHERE id = $1', [id]);
+  return result.rows[0] ?? null;
+}
+
+export interface JobListQuery {
+  projectId: string;
+  status?: JobStatus;
+  before?: { at: Date; id: string };
+  limit: number;
+}
+
+/** Newest first by (submitted_at, id); one row more than `limit` tells whether another page exists. */
+export async function listJobs(db: Queryable, query: JobListQuery): Promise<{ jobs: JobRow[]; hasMore: boolean }> {
+  const params: unknown[] = [query.projectId];
+  const conditions = ['project_id = $1'];
+  if (query.status) {
+    params.push(query.status);
+    conditions.push(`status = $${params.length}`);
+  }
+  if (query.before) {
+    params.push(query.before.at, query.before.id);
+    conditions.push(`(submitted_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text COLLATE "C")`);
+  }
+  params.push(query.limit + 1);
+  const result = await db.query<JobRow>(
+    `SELECT * FROM batch_jobs WHERE ${conditions.join(' AND ')} ORDER BY submitted_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return { jobs: result.rows.slice(0, query.limit), hasMore: result.rows.length > query.limit };
+}
+
+export async function updateJob(db: Queryable, id: string, fields: Partial<Pick<JobRow,
+  'status' | 'open' | 'total_items' | 'started_at' | 'finished_at' | 'cancel_requested_at' | 'error_code' | 'error_message'>>): Promise<void> {
+  const entries = Object.entries(fields);
+  if (entries.length === 0) return;
+  const sets = entries.map(([name], index) => `${name} = $${index + 2}`);
+  await db.query(`UPDATE batch_jobs SET ${sets.join(', ')} WHERE id = $1`, [id, ...entries.map(([, value]) => value)]);
+}
+
+/** Result bodies of jobs past retention are deleted; the job and its item rows stay readable. */
+export async function purgeExpiredResults(db: Queryable): Promise<number> {
+  const expired = await db.query<{ id: string }>(
+    `UPDATE batch_jobs SET results_purged = true WHERE results_purged = false AND results_expire_at <= now() RETURNING id`,
+  );
+  for (const { id } of expired.rows) {
+    await db.query('UPDATE batch_items SET body = NULL WHERE job_id = $1 AND body IS NOT NULL', [id]);
+  }
+  return expired.rowCount;
+}

@@ -1,0 +1,149 @@
+import { newId } from '../../ids.js';
+import type { Queryable } from '../db.js';
+import type { JobRow } from './jobs.js';
+
+/** One item a dispatcher now owns until `lease_expires_at` (renewed while it runs). */
+export interface ClaimedItem {
+  job: JobRow;
+  seq: number;
+  url: string;
+  overrides: Record<string, unknown>;
+  attempts: number;
+  reservationId: string | null;
+  requestId: string;
+}
+
+interface ClaimOptions {
+  owner: string;
+  leaseMs: number;
+  capacity: number;
+  releaseDelayMs: number;
+}
+
+const JOBS_PER_CLAIM = 20;
+
+/**
+ * Claims up to `capacity` queued items in one transaction. Job rows are locked FOR UPDATE SKIP LOCKED,
+ * so two dispatchers never count one job's running items at the same time: `concurrency` holds across
+ * gateways. Jobs go by priority (higher first), then age; items by seq. Under a credit budget an item
+ * whose hold could pass it is skipped, or waits while running items may still come in cheaper.
+ */
+export async function claimItems(tx: Queryable, options: ClaimOptions): Promise<ClaimedItem[]> {
+  const jobs = await tx.query<JobRow>(
+    `SELECT * FROM batch_jobs j WHERE status IN ('queued', 'running')
+        AND EXISTS (SELECT 1 FROM batch_items i WHERE i.job_id = j.id AND i.status = 'queued')
+      ORDER BY priority DESC, submitted_at, id LIMIT ${JOBS_PER_CLAIM} FOR UPDATE SKIP LOCKED`,
+  );
+  const claimed: ClaimedItem[] = [];
+  for (const job of jobs.rows) {
+    const room = options.capacity - claimed.length;
+    if (room <= 0) break;
+    claimed.push(...(await claimFromJob(tx, job, room, options)));
+  }
+  return claimed;
+}
+
+async function claimFromJob(tx: Queryable, job: JobRow, room: number, options: ClaimOptions): Promise<ClaimedItem[]> {
+  const load = await tx.query<{ running: number; running_hold: number; charged: number }>(
+    `SELECT count(*) FILTER (WHERE status = 'running')::bigint AS running,
+            COALESCE(sum(hold_micro) FILTER (WHERE status = 'running'), 0)::bigint AS running_hold,
+            COALESCE(sum(credits_micro), 0)::bigint AS charged
+       FROM batch_items WHERE job_id = $1`,
+    [job.id],
+  );
+  let running = Number(load.rows[0].running);
+  let committed = Number(load.rows[0].charged) + Number(load.rows[0].running_hold);
+  const charged = Number(load.rows[0].charged);
+  const slots = Math.min(room, job.concurrency - running);
+  if (slots <= 0) return [];
+  const queued = await tx.query<{ seq: number; url: string; overrides: Record<string, unknown>; attempts: number; hold_micro: number; reservation_id: string | null }>(
+    `SELECT seq, url, overrides, attempts, hold_micro, reservation_id FROM batch_items
+      WHERE job_id = $1 AND status = 'queued' ORDER BY seq LIMIT $2`,
+    [job.id, slots],
+  );
+  const claimed: ClaimedItem[] = [];
+  for (const item of queued.rows) {
+    const hold = Number(item.hold_micro);
+    const budget = job.credit_budget_micro === null ? null : Number(job.credit_budget_micro);
+    if (budget !== null && committed + hold > budget) {
+      if (charged + hold <= budget && running > 0) break;
+      await tx.query(
+        `UPDATE batch_items SET status = 'skipped', finished_at = now(), release_at = now() + ($3::bigint * interval '1 millisecond')
+          WHERE job_id = $1 AND seq = $2`,
+        [job.id, item.seq, options.releaseDelayMs],
+      );
+      continue;
+    }
+    const requestId = newId();
+    await tx.query(
+      `UPDATE batch_items SET status = 'running', attempts = attempts + 1, lease_owner = $3, request_id = $5,
+              lease_expires_at = now() + ($4::bigint * interval '1 millisecond'), started_at = now()
+        WHERE job_id = $1 AND seq = $2`,
+      [job.id, item.seq, options.owner, options.leaseMs, requestId],
+    );
+    committed += hold;
+    running += 1;
+    claimed.push({
+      job,
+      seq: Number(item.seq),
+      url: item.url,
+      overrides: item.overrides,
+      attempts: item.attempts + 1,
+      reservationId: item.reservation_id,
+      requestId,
+    });
+  }
+  if (claimed.length > 0 && job.status === 'queued') {
+    await tx.query(`UPDATE batch_jobs SET status = 'running', started_at = COALESCE(started_at, now()) WHERE id = $1`, [job.id]);
+  }
+  return claimed;
+}
+
+/** Keeps this dispatcher's leases alive while its items run. */
+export async function renewLeases(db: Queryable, owner: string, leaseMs: number): Promise<void> {
+  await db.query(
+    `UPDATE batch_items SET lease_expires_at = now() + ($2::bigint * interval '1 millisecond')
+      WHERE lease_owner = $1 AND status = 'running'`,
+    [owner, leaseMs],
+  );
+}
+
+export interface ExpiredLease {
+  job_id: string;
+  seq: number;
+  attempts: number;
+  max_attempts: number;
+  job_status: string;
+}
+
+/** Items whose dispatcher stopped renewing (a crashed gateway), locked for the caller to put back. */
+export async function expiredLeases(tx: Queryable, limit: number): Promise<ExpiredLease[]> {
+  const result = await tx.query<ExpiredLease>(
+    `SELECT i.job_id, i.seq, i.attempts, j.max_attempts, j.status AS job_status
+       FROM batch_items i JOIN batch_jobs j ON j.id = i.job_id
+      WHERE i.status = 'running' AND i.lease_expires_at < now()
+      ORDER BY i.lease_expires_at LIMIT $1 FOR UPDATE OF i SKIP LOCKED`,
+    [limit],
+  );
+  return result.rows.map((row) => ({ ...row, seq: Number(row.seq) }));
+}
+
+/** Holds of finished, unsuccessful items whose return time has come. */
+export async function dueReleases(db: Queryable, limit: number): Promise<{ job_id: string; seq: number; reservation_id: string | null }[]> {
+  const result = await db.query<{ job_id: string; seq: number; reservation_id: string | null }>(
+    `SELECT job_id, seq, reservation_id FROM batch_items WHERE release_at <= now() ORDER BY release_at LIMIT $1`,
+    [limit],
+  );
+  return result.rows.map((row) => ({ ...row, seq: Number(row.seq) }));
+}
+
+/** Active jobs that may have reached an end: nothing running, and cancelling or drained and closed. */
+export async function jobsToFinalize(db: Queryable): Promise<string[]> {
+  const result = await db.query<{ id: string }>(
+    `SELECT id FROM batch_jobs j
+      WHERE status IN ('queued', 'running', 'cancelling')
+        AND NOT EXISTS (SELECT 1 FROM batch_items i WHERE i.job_id = j.id AND i.status = 'running')
+        AND (status = 'cancelling' OR (NOT open AND NOT EXISTS (SELECT 1 FROM batch_items i WHERE i.job_id = j.id AND i.status = 'queued')))`,
+  );
+  return result.rows.map((row) => row.id);
+}

@@ -1,0 +1,150 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifySignature } from '../../gateway/webhooks/signature.js';
+import type { EmbeddedService } from '../support/embedded.js';
+import { startTargetSite, type TargetSite } from '../support/target-site.js';
+import { BatchClient, startBatchService, type Json } from './helpers.js';
+
+interface Delivery {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+let service: EmbeddedService;
+let site: TargetSite;
+let client: BatchClient;
+let receiver: http.Server;
+let receiverUrl = '';
+const deliveries: Delivery[] = [];
+let waiting: (() => void) | null = null;
+let answers: number[] = [];
+
+const BIG_BYTES = 600_000;
+const MEDIUM_BYTES = 500_000;
+
+/** A loopback server that is both the webhook receiver and a source of large pages. */
+beforeAll(async () => {
+  receiver = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://receiver.invalid');
+    if (url.pathname.startsWith('/page/')) {
+      const size = Number(url.pathname.split('/')[2]);
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('é'.repeat(size / 2));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      deliveries.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(answers.shift() ?? 200).end();
+      waiting?.();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const address = receiver.address();
+  if (address === null || typeof address === 'string') throw new Error('no receiver address');
+  receiverUrl = `http://127.0.0.1:${address.port}`;
+  [service, site] = await Promise.all([startBatchService(), startTargetSite()]);
+  client = new BatchClient(service);
+});
+afterAll(async () => {
+  await service?.stop();
+  await site?.close();
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+});
+
+async function deliveriesReach(count: number): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (deliveries.length < count) {
+    if (Date.now() > deadline) throw new Error(`only ${deliveries.length} deliveries arrived`);
+    await new Promise<void>((resolve) => {
+      waiting = resolve;
+      setTimeout(resolve, 200);
+    });
+  }
+}
+
+describe('webhooks', () => {
+  it('registers, lists and deletes endpoints; refuses private addresses', async () => {
+    const created = await client.post('/v1/webhooks', { url: `${receiverUrl}/other` });
+    expect(created.status).toBe(201);
+    const endpoint = (await created.json()) as Json;
+    expect(endpoint).toMatchObject({ url: `${receiverUrl}/other`, events: ['batch.finished'], secret: expect.stringMatching(/^whsec_/) });
+    const list = (await (await client.get('/v1/webhooks')).json()) as Json;
+    expect((list.webhooks as Json[]).map((w) => w.id)).toContain(endpoint.id);
+    expect(list.webhooks as Json[]).not.toContainEqual(expect.objectContaining({ secret: expect.anything() }));
+    const blocked = await client.post('/v1/webhooks', { url: 'http://10.1.2.3/hook' });
+    expect(blocked.status).toBe(400);
+    expect(((await blocked.json()) as Json).code).toBe('ERR::SECURITY::SSRF_BLOCKED');
+    const removed = await fetch(`${service.url}/v1/webhooks/${endpoint.id as string}`, { method: 'DELETE', headers: { authorization: `Bearer ${service.secret}` } });
+    expect(removed.status).toBe(204);
+    const again = await fetch(`${service.url}/v1/webhooks/${endpoint.id as string}`, { method: 'DELETE', headers: { authorization: `Bearer ${service.secret}` } });
+    expect(again.status).toBe(404);
+    const useDeleted = await client.post('/v1/batch', { urls: [`${site.origin}/`], webhook_endpoint_id: endpoint.id });
+    expect(useDeleted.status).toBe(400);
+  });
+
+  it('delivers the finished job object with a verifiable signature, retrying after a 500', async () => {
+    const secret = 'a-shared-secret-of-some-length';
+    const endpoint = (await (await client.post('/v1/webhooks', { url: `${receiverUrl}/hook`, secret })).json()) as Json;
+    answers = [500, 200];
+    const job = await client.submit({ urls: [`${site.origin}/`], webhook_endpoint_id: endpoint.id, name: 'hooked' });
+    await client.waitTerminal(job.id as string);
+    await deliveriesReach(2);
+    const [failedTry, delivered] = deliveries;
+    expect(delivered.body).toBe(failedTry.body);
+    expect(delivered.headers['trawler-event']).toBe('batch.finished');
+    expect(delivered.headers['trawler-delivery']).toBe(failedTry.headers['trawler-delivery']);
+    expect(verifySignature(secret, delivered.body, String(delivered.headers['trawler-signature']))).toBe(true);
+    expect(verifySignature('wrong-secret-wrong-secret', delivered.body, String(delivered.headers['trawler-signature']))).toBe(false);
+    expect(JSON.parse(delivered.body)).toMatchObject({ id: job.id, name: 'hooked', status: 'completed', progress: { succeeded: 1 } });
+    // The receiver answered; the gateway records the outcome right after.
+    const deadline = Date.now() + 5000;
+    let rows = await service.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM webhook_deliveries WHERE job_id = $1', [job.id]);
+    while (rows.rows[0]?.status !== 'delivered' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      rows = await service.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM webhook_deliveries WHERE job_id = $1', [job.id]);
+    }
+    expect(rows.rows).toEqual([{ status: 'delivered', attempts: 2 }]);
+  });
+});
+
+describe('result payload bounds', () => {
+  it('truncates an item over 524,288 bytes, omits payloads past 2,097,152 per page, and serves full content', async () => {
+    const urls = [`${receiverUrl}/page/${BIG_BYTES}`, ...Array.from({ length: 4 }, (_, i) => `${receiverUrl}/page/${MEDIUM_BYTES}?n=${i}`)];
+    const job = await client.submit({ urls, response_format: 'text', cache: false });
+    await client.waitTerminal(job.id as string);
+    const { lines } = await client.results(job.id as string);
+    const results = lines.map((line) => line.result as Json);
+    expect(results[0]).toMatchObject({ truncated: true });
+    expect(Buffer.byteLength(results[0].content as string)).toBeLessThanOrEqual(524_288);
+    expect(Buffer.byteLength(results[0].content as string)).toBeGreaterThan(524_280);
+    expect(results[0].bytes as number).toBeGreaterThan(524_288);
+    const included = results.reduce((sum, r) => sum + (typeof r.content === 'string' ? Buffer.byteLength(r.content) : 0), 0);
+    expect(included).toBeLessThanOrEqual(2_097_152);
+    const omitted = results.filter((r) => r.omitted === true);
+    expect(omitted.length).toBeGreaterThan(0);
+    for (const r of omitted) expect(r).not.toHaveProperty('content');
+    const lastSeq = lines.findLastIndex((l) => (l.result as Json).omitted === true);
+    const full = await client.get(`/v1/batch/${job.id as string}/tasks/${lastSeq}/content`);
+    expect(full.status).toBe(200);
+    expect(Buffer.byteLength(await full.text())).toBe(lines[lastSeq].bytes);
+
+    await service.db.query('UPDATE batch_items SET body = NULL WHERE job_id = $1 AND seq = 1', [job.id]);
+    const after = await client.results(job.id as string, '?limit=2');
+    expect(after.lines[1].result).toEqual({ bytes: lines[1].bytes, unavailable: true });
+  });
+
+  it('leaves result out while the job runs and lists only the finished prefix', async () => {
+    const job = await client.submit({ urls: [`${site.origin}/`, `${site.origin}/slow?ms=400`, `${site.origin}/?x=2`], concurrency: 3, cache: false });
+    const id = job.id as string;
+    await client.waitFor(id, (j) => (j.progress as Json).completed === 2);
+    const running = await client.results(id);
+    expect(running.lines.map((l) => l.seq)).toEqual([0]);
+    expect(running.lines[0]).not.toHaveProperty('result');
+    const cursor = running.response.headers.get('x-next-cursor');
+    expect(cursor).toBeTruthy();
+    await client.waitTerminal(id);
+    const rest = await client.results(id, `?cursor=${cursor as string}`);
+    expect(rest.lines.map((l) => l.seq)).toEqual([1, 2]);
+  });
+});
