@@ -180,7 +180,7 @@ describe('allowance', () => {
 });
 
 describe('holds left by a crash', () => {
-  it('releases a crashed request's hold at 0 credits once it expires, not before', async () => {
+  it('releases the hold of a crashed request at 0 credits once it expires, not before', async () => {
     const { reserveCredits, releaseStaleReservations } = await import('../../lib/store/credits.js');
     const account = {
       organizationId: service.organizationId,
