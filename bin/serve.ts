@@ -1,12 +1,11 @@
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
 import type { Bus } from '../lib/bus/bus.js';
 import { MemoryBus } from '../lib/bus/memory-bus.js';
 import { NatsBus } from '../lib/bus/nats-bus.js';
 import type { Config } from '../lib/config.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { createRegistry } from '../lib/metrics.js';
+import { serveMetrics } from '../lib/metrics-server.js';
 import type { EngineName } from '../lib/protocol/index.js';
 import { bootstrapIfEmpty } from '../lib/store/accounts.js';
 import type { Db } from '../lib/store/db.js';
@@ -34,11 +33,6 @@ export async function serve(config: Config, role: Role, name: string): Promise<v
       const workers = await startWorkers({ config, bus, logger, registry, version }, role.engines);
       stops.push((grace) => workers.stop(grace));
       logger.info({ engines: role.engines, transport: bus.transport }, 'workers started');
-      if (!role.gateway) {
-        const server = await serveMetrics(registry, config.HOST, config.METRICS_PORT);
-        stops.push(async () => void server.close());
-        logger.info({ port: (server.address() as AddressInfo).port }, 'metrics listening');
-      }
     }
     if (role.gateway) {
       db = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
@@ -47,6 +41,9 @@ export async function serve(config: Config, role: Role, name: string): Promise<v
       stops.unshift((grace) => gateway.stop(grace));
       process.stderr.write(`Trawler ${version} serving on ${gateway.url} (store: ${db.kind}, bus: ${bus.transport})\n`);
     }
+    const metrics = await serveMetrics(registry, config.HOST, config.METRICS_PORT);
+    stops.push(async () => void metrics.close());
+    logger.info({ port: (metrics.address() as AddressInfo).port }, 'metrics listening');
   } catch (error) {
     await Promise.allSettled(stops.map((stop) => stop(0)));
     await bus.close();
@@ -86,25 +83,4 @@ async function bootstrap(db: Db, config: Config, logger: Logger): Promise<void> 
         `Its secret is shown this once; store it now:\n\n  ${created.secret}\n\n`,
     );
   }
-}
-
-/** A worker process's own /metrics and /healthz for Prometheus and the kubelet. */
-async function serveMetrics(registry: Registry, host: string, port: number): Promise<Server> {
-  const server = createServer((req, res) => {
-    if (req.url === '/metrics') {
-      registry.metrics().then(
-        (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
-        () => res.writeHead(500).end(),
-      );
-    } else if (req.url === '/healthz') {
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"ok"}');
-    } else {
-      res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"status":"not found"}');
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  return server;
 }

@@ -5,6 +5,7 @@ import { sendProblem, logUnexpected } from './http-errors.js';
 import { authenticate } from './middleware/auth.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
+import { recordRequests } from './request-log/record-requests.js';
 import { fleetRoutes } from './routes/fleet.js';
 import { healthRoutes } from './routes/health.js';
 import { requestLogRoutes } from './routes/requests.js';
@@ -25,10 +26,7 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.use(requestId(context.logger));
   app.use(observe(context));
   app.use(healthRoutes(context, state));
-  app.get('/metrics', async (_req, res) => {
-    res.type(context.registry.contentType).send(await context.registry.metrics());
-  });
-  app.use('/v1', authenticate(context.keys, BROWSER_PATH), rateLimit(context));
+  app.use('/v1', authenticate(context.keys, BROWSER_PATH), recordRequests(context), rateLimit(context));
   app.use(scrapeRoutes(context));
   app.use(fleetRoutes(context));
   app.use(requestLogRoutes(context));
@@ -76,7 +74,7 @@ function observe(context: GatewayContext) {
   };
 }
 
-const KNOWN_ROUTES = ['/healthz', '/readyz', '/metrics', '/v1/scrape', '/v1/workers', '/v1/browser', '/v1/requests', '/v1/usage', '/v1/usage/summary', '/v1/usage/reconciliation', '/v1/batch', '/v1/webhooks'];
+const KNOWN_ROUTES = ['/healthz', '/readyz', '/v1/scrape', '/v1/workers', '/v1/browser', '/v1/requests', '/v1/usage', '/v1/usage/summary', '/v1/usage/reconciliation', '/v1/batch', '/v1/webhooks'];
 
 /** Bounded metric labels: a known route template, never a raw path with ids in it. */
 function routeLabel(req: Request): string {

@@ -9,6 +9,7 @@ import type { ConcurrencyLimiter } from './limits/concurrency.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { WorkerDirectory } from './membership.js';
 import type { GatewayMetrics } from './metrics.js';
+import type { WorkTracker } from './work-tracker.js';
 
 /** Everything the gateway's routes depend on, built once in main.ts and passed in. */
 export interface GatewayContext {
@@ -24,4 +25,6 @@ export interface GatewayContext {
   concurrency: ConcurrencyLimiter;
   egressPolicy: EgressPolicy;
   version: string;
+  /** Scrapes under way: shutdown waits for them before the store and bus close. */
+  work: WorkTracker;
 }

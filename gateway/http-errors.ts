@@ -18,6 +18,8 @@ export function sendProblem(req: Request, res: Response, error: unknown, options
     instance: req.originalUrl.split('?')[0],
     browserRoute: options.browserRoute,
   });
+  res.locals.problemCode = serviceError.code;
+  res.locals.problemDetail = serviceError.detail;
   for (const [name, value] of Object.entries(serviceError.headers)) res.setHeader(name, value);
   if (serviceError.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(serviceError.retryAfterSeconds));
   if (!res.hasHeader('X-Credits-Charged')) res.setHeader('X-Credits-Charged', '0');

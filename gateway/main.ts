@@ -16,6 +16,7 @@ import type { GatewayContext } from './context.js';
 import { ConcurrencyLimiter } from './limits/concurrency.js';
 import { RateLimiter } from './limits/rate-limiter.js';
 import { WorkerDirectory } from './membership.js';
+import { WorkTracker } from './work-tracker.js';
 import { createGatewayMetrics } from './metrics.js';
 
 export interface GatewayDeps {
@@ -36,6 +37,9 @@ export interface RunningGateway {
 }
 
 
+/** After the grace period, how long cut-off requests get to settle their holds before the store closes. */
+const SETTLE_AFTER_GRACE_MS = 5000;
+
 export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const directory = new WorkerDirectory(deps.bus);
   directory.start();
@@ -47,6 +51,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     rateLimiter: new RateLimiter(),
     concurrency: new ConcurrencyLimiter(),
     egressPolicy: { allowLoopback: deps.config.TRAWLER_ALLOW_LOOPBACK_TARGETS },
+    work: new WorkTracker(),
   };
   let draining = false;
   const app = createApp(context, { draining: () => draining });
@@ -75,17 +80,18 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     url,
     context,
     async stop(graceMs: number) {
+      const deadline = Date.now() + graceMs;
       draining = true;
       clearInterval(sweeper);
       requestLogPurge.stop();
-      await batchDispatcher.stop(graceMs);
-      await webhookDeliverer.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       timer.unref();
-      await closed;
+      await Promise.all([closed, batchDispatcher.stop(graceMs), webhookDeliverer.stop()]);
       clearTimeout(timer);
+      // Handlers whose connection was cut at the deadline still settle holds and write their log.
+      await context.work.drain(Math.max(0, deadline - Date.now()) + SETTLE_AFTER_GRACE_MS);
       await directory.stop();
     },
   };

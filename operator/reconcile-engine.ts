@@ -11,7 +11,7 @@ import { statusUpToDate } from './status-write.js';
  */
 export async function reconcileEngine(ctx: ReconcileContext, namespace: string, name: string): Promise<void> {
   const stored = await ctx.cluster.getEngine(namespace, name);
-  if (!stored) return;
+  if (!stored || stored.metadata.deletionTimestamp) return;
   const check = checkEngine(stored, ctx.defaults.natsUrl);
   const pools = [...ctx.poolsUsingEngine(namespace, name)].sort();
   const inputs: ConditionInput[] = check.ok

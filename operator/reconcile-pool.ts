@@ -12,12 +12,13 @@ const MAX_POOL_NAME = 63;
 
 /**
  * Brings a WorkerPool's Deployment to what its spec and its ScrapeEngine ask for, then writes the
- * pool's status once. A pool that is gone needs nothing: its Deployments are garbage-collected
- * through their owner reference. Errors propagate, so the queue retries with backoff.
+ * pool's status once. A pool that is gone or being deleted needs nothing: its Deployments are
+ * garbage-collected through their owner reference, and recreating one would race that. Errors
+ * propagate, so the queue retries with backoff.
  */
 export async function reconcilePool(ctx: ReconcileContext, namespace: string, name: string): Promise<void> {
   const stored = await ctx.cluster.getPool(namespace, name);
-  if (!stored) return;
+  if (!stored || stored.metadata.deletionTimestamp) return;
   const seen = await deployPool(ctx, stored);
   const status = poolStatus(stored, seen, ctx.now());
   if (statusUpToDate(stored.status, status)) return;

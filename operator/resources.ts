@@ -89,6 +89,8 @@ const MetadataSchema = z.object({
   uid: z.string().default(''),
   generation: z.number().int().default(0),
   resourceVersion: z.string().optional(),
+  /** Set once a delete waits on finalizers (someone else's: the operator adds none); then the object is left alone. */
+  deletionTimestamp: z.string().optional(),
 });
 export type ObjectMeta = z.infer<typeof MetadataSchema>;
 

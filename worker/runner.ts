@@ -26,7 +26,7 @@ export async function runJob(engine: Engine, content: ContentRunner, job: Scrape
         diagnostics: {
           engine: engine.name,
           attempts: page.attempts,
-          timeline: page.timeline,
+          timeline: [...page.timeline, { stage: 'challenge', ms: 0, ok: false, detail: `${page.blocked.vendor}: ${page.blocked.rule}` }],
           failed_at: 'challenge',
           hint: 'The site served a bot challenge; a browser engine or another exit may get through.',
         },

@@ -72,11 +72,12 @@ export class WorkerNode {
     this.draining = true;
     this.announce();
     const drained = Promise.all([this.jobs?.drain(), this.probes?.drain()]);
-    const timedOut = await Promise.race([
-      drained.then(() => false),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), graceMs).unref()),
-    ]);
-    if (timedOut) for (const abort of this.aborts) abort.abort();
+    const timedOut = !(await settlesWithin(drained, graceMs));
+    if (timedOut) {
+      // Aborted jobs still answer (with a timeout failure) before the bus and engine go away.
+      for (const abort of this.aborts) abort.abort();
+      await settlesWithin(drained, ABORTED_JOBS_SETTLE_MS);
+    }
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     this.options.bus.publish(WORKER_LEAVE_SUBJECT, encodeJson({ type: LEAVE_TYPE, id: this.id }));
     await this.options.engine.stop();
@@ -109,6 +110,7 @@ export class WorkerNode {
     const job = parsed.data;
     const logger = this.options.logger.child({ request_id: job.request_id, worker_id: this.id });
     this.inFlight += 1;
+    this.metrics.inFlight.set({ engine: job.engine }, this.inFlight);
     const abort = new AbortController();
     this.aborts.add(abort);
     const timer = setTimeout(() => abort.abort(), Math.max(0, job.deadline_at - Date.now()));
@@ -147,6 +149,21 @@ export class WorkerNode {
       error: error.toWire(),
     };
   }
+}
+
+/** How long jobs aborted at the end of the grace period get to send their answer. */
+const ABORTED_JOBS_SETTLE_MS = 5000;
+
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    work.then(() => true, () => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  return settled;
 }
 
 function workerMetrics(registry: Registry) {

@@ -48,7 +48,7 @@ export class KeyResolver {
 }
 
 function bearerSecret(authorization: string | undefined): string {
-  if (!authorization || authorization.trim() === '') {
+  if (!authorization || /^(Bearer)?\s*$/i.test(authorization.trim())) {
     throw new ServiceError('ERR::AUTH::MISSING_KEY', 'Send the API key as Authorization: Bearer <API_KEY>');
   }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());

@@ -18,6 +18,8 @@ export function scrapeRoutes(context: GatewayContext): Router {
   const router = Router();
   router
     .route('/v1/scrape')
+    // Express would otherwise run (and bill) a whole scrape for HEAD and drop the body.
+    .head(methodNotAllowed(['GET', 'POST']))
     .get(
       scope('scrape'),
       handler(context, (req, _res, defaults) => parseScrapeQuery(req.query as Record<string, unknown>, parseOptions(context, defaults))),
@@ -32,56 +34,59 @@ export function scrapeRoutes(context: GatewayContext): Router {
 }
 
 function handler(context: GatewayContext, read: ReadParams) {
-  return async (req: Request, res: Response) => {
-    const principal = principalOf(res);
-    let params: ScrapeParams | null = null;
-    let record: ScrapeRecord | null = null;
-    let success: ScrapeSucceeded | null = null;
-    let failure: ServiceError | null = null;
-    let body: Buffer | null = null;
-    let clientGone = false;
-    res.on('close', () => {
-      if (!res.writableFinished) clientGone = true;
-    });
+  return (req: Request, res: Response) => context.work.track(handleScrape(context, read, req, res));
+}
+
+async function handleScrape(context: GatewayContext, read: ReadParams, req: Request, res: Response): Promise<void> {
+  const principal = principalOf(res);
+  let params: ScrapeParams | null = null;
+  let record: ScrapeRecord | null = null;
+  let success: ScrapeSucceeded | null = null;
+  let failure: ServiceError | null = null;
+  let body: Buffer | null = null;
+  let clientGone = false;
+  res.on('close', () => {
+    if (!res.writableFinished) clientGone = true;
+  });
+  try {
+    const slot = context.concurrency.acquire(principal.organization.id, principal.organization.concurrency_limit);
+    res.setHeader('Concurrency-Limit', String(slot.limit));
+    res.setHeader('Concurrency-Remaining', String(slot.remaining));
     try {
       params = read(req, res, principal.project.defaults as ProjectDefaults);
-      const slot = context.concurrency.acquire(principal.organization.id, principal.organization.concurrency_limit);
-      res.setHeader('Concurrency-Limit', String(slot.limit));
-      res.setHeader('Concurrency-Remaining', String(slot.remaining));
-      try {
-        success = await performScrape(context, {
-          requestId: res.locals.requestId as string,
-          principal,
-          params,
-          receivedAt: res.locals.receivedAt as number,
-        });
-      } finally {
-        slot.release();
-      }
-      body = sendScrapeSuccess(res, success, params);
-    } catch (error) {
-      if (error instanceof ScrapeFailed) record = error.record;
-      failure = toServiceError(error instanceof ScrapeFailed ? error.error : error);
+      success = await performScrape(context, {
+        requestId: res.locals.requestId as string,
+        principal,
+        params,
+        receivedAt: res.locals.receivedAt as number,
+      });
+    } finally {
+      slot.release();
     }
-    const entry = scrapeLogEntry({
-      requestId: res.locals.requestId as string,
-      receivedAt: res.locals.receivedAt as number,
-      projectId: principal.project.id,
-      params,
-      rawUrl: rawUrlOf(req, res),
-      record,
-      success,
-      error: failure,
-      bytesIn: (res.locals.bytesIn as number | undefined) ?? 0,
-      bytesOut: body?.length ?? (failure ? problemSize(context, req, res, failure) : 0),
-      clientGone,
-    });
-    await insertRequestLog(context.db, entry, principal.organization.id).catch((error: unknown) =>
-      (res.locals.logger as GatewayContext['logger']).error({ err: error }, 'request log write failed'),
-    );
-    if (failure) throw failure;
-    res.end(body);
-  };
+    body = sendScrapeSuccess(res, success, params);
+  } catch (error) {
+    if (error instanceof ScrapeFailed) record = error.record;
+    failure = toServiceError(error instanceof ScrapeFailed ? error.error : error);
+  }
+  const entry = scrapeLogEntry({
+    requestId: res.locals.requestId as string,
+    receivedAt: res.locals.receivedAt as number,
+    projectId: principal.project.id,
+    params,
+    rawUrl: rawUrlOf(req, res),
+    record,
+    success,
+    error: failure,
+    bytesIn: (res.locals.bytesIn as number | undefined) ?? 0,
+    bytesOut: body?.length ?? (failure ? problemSize(context, req, res, failure) : 0),
+    clientGone,
+  });
+  res.locals.requestLogged = true;
+  await insertRequestLog(context.db, entry, principal.organization.id).catch((error: unknown) =>
+    (res.locals.logger as GatewayContext['logger']).error({ err: error }, 'request log write failed'),
+  );
+  if (failure) throw failure;
+  res.end(body);
 }
 
 function parseOptions(context: GatewayContext, projectDefaults: ProjectDefaults) {

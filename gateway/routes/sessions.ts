@@ -17,6 +17,7 @@ import { methodNotAllowed } from '../middleware/method-not-allowed.js';
 import { rejectUnknownParameters } from '../request-log/list-query.js';
 import { deploymentFor } from '../scrape/deployment.js';
 import { planSession } from '../sessions/create-body.js';
+import { rejectBody } from '../sessions/no-body.js';
 import { contextBody, sessionBody } from '../sessions/present.js';
 import { cursorAfter, parseForce, parseSessionList, sessionIdFrom } from '../sessions/query.js';
 
@@ -86,7 +87,7 @@ export function sessionRoutes(context: GatewayContext): Router {
       if (!session) throw notFound(req.params.sessionId);
       noStore(res).json(sessionBody(session));
     })
-    .delete(async (req, res) => {
+    .delete(rejectBody('DELETE /v1/sessions/{id}'), async (req, res) => {
       const force = parseForce(req.query as Query);
       await deleteSession(db, sessionIdFrom(req.params.sessionId), principalOf(res).organization.id, force);
       noStore(res).status(204).end();
@@ -110,7 +111,7 @@ export function sessionRoutes(context: GatewayContext): Router {
   router
     .route('/v1/sessions/:sessionId/release')
     .all(scope('sessions'))
-    .post(async (req, res) => {
+    .post(rejectBody('POST /v1/sessions/{id}/release'), async (req, res) => {
       const force = parseForce(req.query as Query);
       const now = new Date();
       const session = await releaseSession(db, sessionIdFrom(req.params.sessionId), principalOf(res).organization.id, force, now);

@@ -121,8 +121,10 @@ export function usageRoutes(context: GatewayContext): Router {
   return router;
 }
 
+/** Query-string keys are ignored here as on every route but /v1/browser (SPEC.md Authentication 2). */
 function parse<T extends z.ZodType>(schema: T, req: Request): z.output<T> {
-  const result = schema.safeParse(req.query);
+  const { apikey: _apikey, api_key: _apiKey, ...query } = req.query as Record<string, unknown>;
+  const result = schema.safeParse(query);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const name = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue.path.join('.');

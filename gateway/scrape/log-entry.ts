@@ -33,7 +33,7 @@ export function scrapeLogEntry(input: ScrapeLogInput): RequestLogEntry {
     id: input.requestId,
     created_at: new Date(input.receivedAt).toISOString(),
     project_id: input.projectId,
-    engine: record?.engine ?? null,
+    engine: record?.engine ?? record?.plan?.rungs[0] ?? null,
     status: statusOf(input),
     http_status: input.success ? input.success.result.target_status : (input.error?.targetStatus ?? null),
     error_code: input.error ? codeAnchor(input.error.code) : null,

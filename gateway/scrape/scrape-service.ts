@@ -87,7 +87,10 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
     record.dispatchMs = Date.now() - dispatchStart;
     record.engine = success.engine;
     record.warnings.push(...success.warnings);
-    if (session) record.warnings.push(...(await checkInSession(context.db, session, success)));
+    // A non-billable target status is a failed scrape (billing rule 1): the session is only handed back.
+    if (session && isBillableStatus(success.target_status, params)) {
+      record.warnings.push(...(await checkInSession(context.db, session, success)));
+    }
     record.chargedMicro = chargeFor(success, params);
     await settleReservation(context.db, reservation.id, record.chargedMicro, success.engine);
     if (record.cacheState === 'miss') await writeCache(context.db, principal.project.id, params, success);

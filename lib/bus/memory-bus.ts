@@ -78,8 +78,9 @@ function withTimeout<T>(work: Promise<T>, options: RequestOptions): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => finish(() => reject(new BusError('timeout', 'request aborted')));
     const timer = setTimeout(() => finish(() => reject(new BusError('timeout', 'request timed out'))), options.timeoutMs);
-    options.signal?.addEventListener('abort', onAbort, { once: true });
     let done = false;
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
     function finish(settle: () => void) {
       if (done) return;
       done = true;

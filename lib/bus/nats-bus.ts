@@ -1,8 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import {
   connect,
   headers as natsHeaders,
+  nanos,
   ErrorCode,
   RequestStrategy,
+  StorageType,
+  type ObjectStore,
   type Msg,
   type NatsConnection,
   type NatsError,
@@ -13,6 +17,9 @@ import { BusError, type Bus, type BusSubscription, type MessageHandler, type Req
 const LENGTH_HEADER = 'Trawler-Length';
 const FAILURE_HEADER = 'Trawler-Failure';
 const ACCEPTED_HEADER = 'Trawler-Accepted';
+/** A request too large for one message travels through the JetStream object store; this names it. */
+const PAYLOAD_REF_HEADER = 'Trawler-Payload-Ref';
+const PAYLOAD_TTL_MS = 10 * 60_000;
 const ACK_PAYLOAD = new Uint8Array([0x31]);
 /** Room left in every chunk for the protocol's own framing. */
 const FRAME_OVERHEAD = 4096;
@@ -23,6 +30,8 @@ const FRAME_OVERHEAD = 4096;
  */
 export class NatsBus implements Bus {
   readonly transport = 'nats' as const;
+
+  private payloads: Promise<ObjectStore> | null = null;
 
   private constructor(
     private readonly connection: NatsConnection,
@@ -49,9 +58,11 @@ export class NatsBus implements Bus {
     if (this.connection.isClosed()) throw new BusError('closed', 'bus closed');
     let replies: AsyncIterable<Msg>;
     try {
-      replies = await this.connection.requestMany(this.subject(subject), payload, {
+      const { body, headers } = await this.outgoing(payload);
+      replies = await this.connection.requestMany(this.subject(subject), body, {
         strategy: RequestStrategy.SentinelMsg,
         maxWait: options.timeoutMs,
+        headers,
       });
     } catch (error) {
       throw toBusError(error, subject);
@@ -65,6 +76,7 @@ export class NatsBus implements Bus {
       stopIterator(replies);
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
     try {
       for await (const msg of replies) {
         if (msg.data.length === 0) {
@@ -103,7 +115,7 @@ export class NatsBus implements Bus {
       queue: queueGroup,
       callback: (error, msg) => {
         if (error) return;
-        const work = this.answer(msg, handler, chunkSize, responderId);
+        const work = this.answer(msg, handler, chunkSize, responderId).catch(() => undefined);
         running.add(work);
         void work.finally(() => running.delete(work));
       },
@@ -142,13 +154,43 @@ export class NatsBus implements Bus {
     await this.connection.drain().catch(() => this.connection.close());
   }
 
+  /** Large requests go through the object store so they arrive whole; others travel as they are. */
+  private async outgoing(payload: Uint8Array): Promise<{ body: Uint8Array; headers?: ReturnType<typeof natsHeaders> }> {
+    if (payload.length <= this.connection.info!.max_payload - FRAME_OVERHEAD) return { body: payload };
+    const name = `p-${randomUUID()}`;
+    try {
+      await (await this.payloadStore()).putBlob({ name }, payload);
+    } catch (error) {
+      throw new BusError('incomplete', `request of ${payload.length} bytes exceeds max_payload and JetStream did not take it: ${String(error)}`);
+    }
+    const headers = natsHeaders();
+    headers.set(PAYLOAD_REF_HEADER, name);
+    return { body: new Uint8Array(0), headers };
+  }
+
+  private async incoming(msg: Msg): Promise<Uint8Array> {
+    const name = msg.headers?.get(PAYLOAD_REF_HEADER);
+    if (!name) return msg.data;
+    const store = await this.payloadStore();
+    const data = await store.getBlob(name);
+    await store.delete(name).catch(() => undefined);
+    if (data === null) throw new Error(`request payload ${name} is gone from the object store`);
+    return data;
+  }
+
+  private payloadStore(): Promise<ObjectStore> {
+    const bucket = `${this.namespace || 'trawler'}_payloads`;
+    this.payloads ??= this.connection.jetstream().views.os(bucket, { ttl: nanos(PAYLOAD_TTL_MS), storage: StorageType.File });
+    return this.payloads;
+  }
+
   private async answer(msg: Msg, handler: RequestHandler, chunkSize: number, responderId: string): Promise<void> {
     const accepted = natsHeaders();
     accepted.set(ACCEPTED_HEADER, responderId);
     msg.respond(ACK_PAYLOAD, { headers: accepted });
     let reply: Uint8Array;
     try {
-      reply = await handler(msg.data);
+      reply = await handler(await this.incoming(msg));
     } catch (error) {
       const failure = natsHeaders();
       failure.set(FAILURE_HEADER, error instanceof Error ? error.message.slice(0, 200) : 'handler failed');

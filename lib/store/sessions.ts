@@ -4,6 +4,7 @@ import type { Db, Queryable } from './db.js';
 import { storedContext, type SessionContext } from './sessions/context.js';
 import {
   activeLease,
+  assertActive,
   busyError,
   notFound,
   sessionStatus,
@@ -165,8 +166,8 @@ async function lockSession(tx: Queryable, id: string, organizationId: string): P
 }
 
 /**
- * Takes the single-writer lease for `holder` until `leaseMs` from now. Throws 404, 410 or 409 BUSY;
- * returns the session as it stood when the lease was taken.
+ * Takes the single-writer lease for `holder` until `leaseMs` from now. Throws 404, 410 (released or
+ * expired, however recently) or 409 BUSY; returns the session as it stood when the lease was taken.
  */
 export async function acquireLease(db: Db, id: string, organizationId: string, holder: string, leaseMs: number, now: Date = new Date()) {
   const result = await db.query<SessionRecord>(
@@ -178,10 +179,11 @@ export async function acquireLease(db: Db, id: string, organizationId: string, h
     [id, organizationId, holder, now, new Date(now.getTime() + leaseMs)],
   );
   if (result.rows[0]) return result.rows[0];
+  // Released or expired since the caller looked it up: the same 410 as the lookup would give.
   const session = await findSession(db, id, organizationId);
   if (!session) throw notFound(id);
-  if (sessionStatus(session, now) === 'active') throw busyError(session, now);
-  return session;
+  assertActive(session, now);
+  throw busyError(session, now);
 }
 
 /**

@@ -72,11 +72,12 @@ export async function holdTotals(db: Queryable, organizationId: string, environm
   };
 }
 
-/** Request-log records of the organization since `since` (within retention) and what they say was charged. */
+/** Charged request-log records of the organization since `since` (within retention) and their sum. */
 export async function requestLogTotals(db: Queryable, organizationId: string, since: Date, until: Date): Promise<{ records: number; credits_micro: number }> {
   const result = await db.query<{ records: number; credits_micro: number }>(
     `SELECT count(*)::bigint AS records, COALESCE(sum((entry->>'credits_micro')::bigint), 0)::bigint AS credits_micro
-       FROM request_log WHERE organization_id = $1 AND created_at >= $2 AND created_at < $3`,
+       FROM request_log WHERE organization_id = $1 AND created_at >= $2 AND created_at < $3
+        AND (entry->>'credits_micro')::bigint > 0`,
     [organizationId, since, until],
   );
   return { records: Number(result.rows[0].records), credits_micro: Number(result.rows[0].credits_micro) };

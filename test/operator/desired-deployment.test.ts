@@ -82,6 +82,17 @@ describe('desiredDeployment', () => {
     expect(d.spec!.template.metadata!.annotations!['prometheus.io/port']).toBe('9100');
   });
 
+  it('gives the worker pod the engine image, pull policy and pull secrets, and none when the engine names none', () => {
+    const spec = { engine: 'fetch', image: 'registry.test/trawler:9', imagePullPolicy: 'Always', imagePullSecrets: [{ name: 'regcred' }] };
+    const pod = desiredDeployment(pool({ engineRef: { name: 'e' } }), engine(spec), defaults).spec!.template.spec!;
+    expect(pod.imagePullSecrets).toEqual([{ name: 'regcred' }]);
+    expect(pod.containers[0]).toMatchObject({ image: 'registry.test/trawler:9', imagePullPolicy: 'Always' });
+    const plain = desiredDeployment(pool({ engineRef: { name: 'e' } }), engine({ engine: 'fetch' }), defaults).spec!.template.spec!;
+    expect(plain.imagePullSecrets).toBeUndefined();
+    expect(plain.containers[0]!.image).toBe('trawler:0.1.0');
+    expect(plain.containers[0]!.imagePullPolicy).toBeUndefined();
+  });
+
   it('is deterministic, and its hash changes with the image but not with nothing', () => {
     const p = pool({ engineRef: { name: 'e' } });
     const a = desiredDeployment(p, engine({ engine: 'fetch' }), defaults);

@@ -1,12 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-// js-yaml comes with @kubernetes/client-node; its own loadYaml would map fields onto its model classes.
 import { load, loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { ScrapeEngineSpecSchema, WorkerPoolSpecSchema } from '../../operator/resources.js';
-
-const root = join(import.meta.dirname, '../..');
-const read = (path: string) => readFileSync(join(root, path), 'utf8');
+import { operatorPermissions, readRepoFile as read, repoRoot as root, withPlaceholders } from './support/chart-text.js';
 
 interface SchemaNode {
   type?: string;
@@ -73,15 +70,43 @@ describe('Helm chart', () => {
       const opens = text.match(/\{\{-?\s*(if|range|with|define)\b/g)?.length ?? 0;
       const ends = text.match(/\{\{-?\s*end\s*-?\}\}/g)?.length ?? 0;
       expect(ends, file).toBe(opens);
-      // Lines that are only control actions vanish; value actions become a scalar; include/toYaml blocks become {}.
-      const rendered = text
-        .split('\n')
-        .filter((line) => !/^\s*\{\{-?\s*(if|else|end|range|with|define)\b.*\}\}\s*$/.test(line) && !/^\s*\{\{-?\s*(if|range|with)\b[^}]*\}\}\s*$/.test(line))
-        .map((line) => line.replace(/^(\s*)\{\{-\s*(include|toYaml)[^}]*\}\}\s*$/, '$1placeholder: {}'))
-        .map((line) => line.replace(/:\s*\{\{-\s*toYaml[^}]*\}\}\s*$/, ': {}'))
-        .map((line) => line.replace(/\{\{[^}]*\}\}/g, 'x'))
-        .join('\n');
+      const rendered = withPlaceholders(text);
       expect(() => loadAll(rendered), `${file}\n${rendered}`).not.toThrow();
+    }
+  });
+
+  it('grants the operator exactly the verbs operator/cluster.ts and operator/watch.ts use, and finalizers for blockOwnerDeletion', () => {
+    expect(operatorPermissions()).toEqual(
+      [
+        ...['get', 'list', 'watch'].flatMap((verb) => [`trawler.dev scrapeengines ${verb}`, `trawler.dev workerpools ${verb}`]),
+        'trawler.dev scrapeengines/status patch',
+        'trawler.dev workerpools/status patch',
+        'trawler.dev workerpools/finalizers update',
+        ...['get', 'list', 'watch', 'create', 'update', 'delete'].map((verb) => `apps deployments ${verb}`),
+      ].sort(),
+    );
+  });
+
+  it('refuses to render the gateway without a database rather than point it at a Secret that does not exist', () => {
+    const gateway = read('charts/trawler/templates/gateway.yaml');
+    const values = load(read('charts/trawler/values.yaml')) as { database: { url: string; existingSecret: string } };
+    expect(values.database).toMatchObject({ url: '', existingSecret: '' });
+    const guard = gateway.indexOf('{{- if not (or .Values.database.url .Values.database.existingSecret) }}');
+    expect(guard).toBeGreaterThan(gateway.indexOf('{{- if .Values.gateway.enabled }}'));
+    expect(gateway.slice(guard).split('\n')[1]).toMatch(/^\{\{- fail "trawler: the gateway needs a database; set database\.url .* or database\.existingSecret/);
+    expect(gateway.indexOf('trawler.databaseSecret')).toBeGreaterThan(guard);
+  });
+
+  it('gives chart-made ScrapeEngines the chart image pull policy and pull secrets, under what the engine sets itself', () => {
+    const engines = read('charts/trawler/templates/engines.yaml');
+    expect(engines).toContain('{{- with .Values.image.pullPolicy }}{{ $_ := set $pullDefaults "imagePullPolicy" . }}{{ end }}');
+    expect(engines).toContain('{{- with .Values.imagePullSecrets }}{{ $_ := set $pullDefaults "imagePullSecrets" . }}{{ end }}');
+    // Sprig's merge keeps the destination's keys: the engine's own spec wins over the defaults.
+    expect(engines).toContain('{{- toYaml (merge (deepCopy $engine.spec) $pullDefaults) | nindent 2 }}');
+    const values = load(read('charts/trawler/values.yaml')) as { image: { pullPolicy: string }; engines: Record<string, { spec: object }> };
+    for (const engine of Object.values(values.engines)) {
+      const merged = { imagePullPolicy: values.image.pullPolicy, imagePullSecrets: [{ name: 'regcred' }], ...engine.spec };
+      expect(ScrapeEngineSpecSchema.safeParse(merged).success).toBe(true);
     }
   });
 });

@@ -119,6 +119,31 @@ describe('operator against the API server double', () => {
     expect(harness.api.writes().length).toBe(writes);
   });
 
+  it('neither recreates the Deployment nor writes status for a pool being deleted', async () => {
+    harness = await startHarness();
+    harness.api.store.create('scrapeengines', NAMESPACE, scrapeEngine('fetch', { engine: 'fetch' }));
+    const held = workerPool('eu', { engineRef: { name: 'fetch' } });
+    harness.api.store.create('workerpools', NAMESPACE, { ...held, metadata: { ...held.metadata, finalizers: ['example.com/hold'] } });
+    await harness.settle();
+    expect(deployment(harness, 'trawler-eu-fetch')).toBeDefined();
+    const writes = harness.api.writes().length;
+
+    harness.api.store.delete('workerpools', NAMESPACE, 'eu');
+    expect(pool(harness, 'eu')!.metadata.deletionTimestamp).toBeDefined();
+    harness.api.store.delete('deployments', NAMESPACE, 'trawler-eu-fetch');
+    await harness.settle();
+    harness.operator.enqueue(`WorkerPool/${NAMESPACE}/eu`);
+    await harness.settle();
+    expect(deployment(harness, 'trawler-eu-fetch')).toBeUndefined();
+    expect(harness.api.writes().length).toBe(writes);
+
+    const hold = pool(harness, 'eu')!;
+    harness.api.store.update('workerpools', NAMESPACE, 'eu', { ...hold, metadata: { ...hold.metadata, finalizers: [] } }, 'main');
+    await harness.settle();
+    expect(pool(harness, 'eu')).toBeUndefined();
+    expect((engine(harness, 'fetch')!.status as { pools: string[] }).pools).toEqual([]);
+  });
+
   it('leaves nothing behind when the WorkerPool is deleted', async () => {
     harness = await startHarness();
     await applyFetchPool(harness);

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
 import { isUlid } from '../../lib/ids.js';
+import { serveMetrics } from '../../lib/metrics-server.js';
 import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
 
 let service: EmbeddedService;
@@ -149,10 +151,18 @@ describe('health', () => {
     });
   });
 
-  it('/metrics serves Prometheus text with the trawler_ prefix', async () => {
+  it('serves /metrics with the trawler_ prefix on the metrics port, not on the API port', async () => {
     await fetch(`${service.url}/healthz`);
-    const text = await (await fetch(`${service.url}/metrics`)).text();
-    expect(text).toContain('trawler_http_requests_total');
-    expect(text).toContain('trawler_process_cpu_seconds_total');
+    const metrics = await serveMetrics(service.registry, '127.0.0.1', 0);
+    try {
+      const text = await (await fetch(`http://127.0.0.1:${(metrics.address() as AddressInfo).port}/metrics`)).text();
+      expect(text).toContain('trawler_http_requests_total');
+      expect(text).toContain('trawler_process_cpu_seconds_total');
+    } finally {
+      metrics.close();
+    }
+    const onApi = await fetch(`${service.url}/metrics`);
+    expect(onApi.status).toBe(404);
+    expect((await onApi.json()) as { code: string }).toMatchObject({ code: 'ERR::REQUEST::NOT_FOUND' });
   });
 });

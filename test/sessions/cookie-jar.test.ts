@@ -38,4 +38,14 @@ describe('SessionCookieJar', () => {
     const state = await jar.stateAfter(EMPTY);
     expect(state.cookies.map((c) => c.name)).toEqual(['host']);
   });
+
+  it('refuses a cookie for a public suffix (Domain=co.uk from evil.co.uk)', async () => {
+    const jar = await SessionCookieJar.fromSession(EMPTY);
+    await jar.storeFrom('http://evil.co.uk/', 'a=b; Domain=co.uk; Path=/');
+    expect(await jar.headerFor('http://victim.co.uk/')).toBeNull();
+    expect(await jar.headerFor('http://evil.co.uk/')).toBeNull();
+    await jar.storeFrom('http://evil.co.uk/', 'mine=1; Domain=evil.co.uk; Path=/');
+    expect(await jar.headerFor('http://www.evil.co.uk/')).toBe('mine=1');
+    expect((await jar.stateAfter(EMPTY)).cookies.map((c) => `${c.name}@${c.domain}`)).toEqual(['mine@.evil.co.uk']);
+  });
 });

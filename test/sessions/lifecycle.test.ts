@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidFromUlid } from '../../gateway/request-log/record-id.js';
-import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { createdSession, expireSession, otherTenantKey, sessionsClient, type Problem, type SessionJson } from './support.js';
 
 let service: EmbeddedService;
@@ -166,6 +166,35 @@ describe('release, expiry and delete', () => {
     for (const value of ['yes', '2', '', 'on']) {
       expect(await codeOf(await api.release(created.id, `?force=${value}`), 400)).toBe('ERR::REQUEST::INVALID_PARAMETER');
     }
+  });
+
+  it('refuses a body on release and delete with 400 naming force as a query parameter, and changes nothing', async () => {
+    const created = await createdSession(await api.create());
+    const base = `${service.url}/v1/sessions/${created.id}`;
+    const chunked = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        controller.enqueue(new TextEncoder().encode('{"force":true}'));
+        controller.close();
+      },
+    });
+    // Node's fetch needs `duplex` for a stream body (sent chunked); the DOM RequestInit type lacks it.
+    const streamed: RequestInit & { duplex: 'half' } = { method: 'POST', body: chunked, duplex: 'half' };
+    const attempts: Array<[string, RequestInit]> = [
+      [`${base}/release`, jsonPost(service.secret, { force: true })],
+      [`${base}/release`, authed(service.secret, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'force' })],
+      [`${base}/release`, authed(service.secret, streamed)],
+      [base, authed(service.secret, { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: '{}' })],
+    ];
+    for (const [url, init] of attempts) {
+      const response = await fetch(url, init);
+      expect(response.status).toBe(400);
+      const problem = (await response.json()) as Problem;
+      expect(problem.code).toBe('ERR::REQUEST::INVALID_PARAMETER');
+      expect(problem.detail).toMatch(/no request body.*force is a query parameter/);
+    }
+    expect(((await (await api.get(created.id)).json()) as SessionJson).status).toBe('active');
+    expect((await api.release(created.id, '?force=true')).status).toBe(200);
+    expect((await api.remove(created.id)).status).toBe(204);
   });
 
   it('refuses release and delete with 409 BUSY and Retry-After while a lease is held, unless forced', async () => {

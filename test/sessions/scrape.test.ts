@@ -7,6 +7,7 @@ import {
   reservationCount,
   sessionsClient,
   startHeldPage,
+  startStatusPage,
   type Problem,
   type SessionJson,
 } from './support.js';
@@ -112,6 +113,36 @@ describe('scrape with session_id (fetch)', () => {
     expect(after.expires_at).toBe(created.expires_at);
     expect(after).not.toHaveProperty('lease');
     expect((await api.release(created.id)).status).toBe(200);
+  });
+
+  it('counts nothing and saves no cookie when the target answers a non-billable status (500, 403)', async () => {
+    for (const status of [500, 403]) {
+      const page = await startStatusPage(status);
+      try {
+        const created = await session();
+        const response = await api.scrape({ url: page.url, session_id: created.id });
+        expect(response.status).toBe(200);
+        expect(response.headers.get('x-target-status')).toBe(String(status));
+        expect(response.headers.get('x-credits-charged')).toBe('0');
+        const after = await read(created.id);
+        expect(after.usage_count).toBe(0);
+        expect(after.last_used_at).toBeNull();
+        expect(after.expires_at).toBe(created.expires_at);
+        expect(after.context?.cookies).toBe(0);
+        expect(after).not.toHaveProperty('lease');
+        const echo = (await (await api.scrape({ url: `${site.origin}/echo`, session_id: created.id })).json()) as Echo;
+        expect(echo.headers.cookie).toBeUndefined();
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
+  it('counts a status listed in allowed_status_codes as a success', async () => {
+    const created = await session();
+    const response = await api.scrape({ url: `${site.origin}/status/500`, session_id: created.id, allowed_status_codes: [500] });
+    expect(response.headers.get('x-target-status')).toBe('500');
+    expect((await read(created.id)).usage_count).toBe(1);
   });
 });
 

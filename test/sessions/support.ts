@@ -99,3 +99,16 @@ export async function startHeldPage() {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** A loopback page answering `status` with a Set-Cookie, to see whether a failed scrape saves the session's jar. */
+export async function startStatusPage(status: number) {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(status, { 'content-type': 'text/html', 'set-cookie': 'failed=1; Path=/' }).end(`<p>status ${status}</p>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/status`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

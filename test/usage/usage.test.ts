@@ -65,7 +65,7 @@ describe('usage (scope read)', () => {
       consistent: true,
       ledger: { spent_micro: 2_000_000, reserved_micro: 0 },
       holds: { settled_count: 3, charged_micro: 2_000_000, open_count: 0, open_micro: 0 },
-      request_log: { records: 3, credits_micro: 2_000_000 },
+      request_log: { records: 2, credits_micro: 2_000_000 },
     });
   });
 

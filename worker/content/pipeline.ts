@@ -1,7 +1,8 @@
 import { ServiceError } from '../../lib/errors/index.js';
+import { answersWithEnvelope } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { buildEnvelope, type EnvelopeContent } from './envelope.js';
-import { renderDocument, isHtmlMedia, type DocumentFormat } from './render.js';
+import { renderDocument, type DocumentFormat } from './render.js';
 
 export interface ContentInput {
   page: { finalUrl: string; status: number; mediaType: string; text: string | null; bodyBase64?: string };
@@ -34,19 +35,17 @@ const CONTENT_TYPES: Record<DocumentFormat, string> = {
   text: 'text/plain; charset=utf-8',
 };
 
-export function wantsEnvelope(params: ScrapeParams): boolean {
-  return (
-    params.response_format === 'json' ||
-    params.links ||
-    params.autoparse ||
-    params.extract !== null ||
-    params.screenshot ||
-    params.extract_preset !== null
-  );
-}
-
 function isPdf(page: ContentInput['page']): boolean {
   return page.mediaType === 'application/pdf';
+}
+
+/** SPEC rule 4 allows only html, markdown, text or PDF document bodies: other bytes travel in the envelope. */
+function refuseBinaryDocument(page: ContentInput['page'], format: string): never {
+  throw new ServiceError(
+    'ERR::REQUEST::CAPABILITY_UNSUPPORTED',
+    `response_format=${format} cannot carry a ${page.mediaType || 'binary'} target; use response_format=json to get its bytes base64 in the envelope`,
+    { targetStatus: page.status },
+  );
 }
 
 /** Refusals that depend on the fetched page (rule syntax was already checked before the fetch). */
@@ -85,7 +84,7 @@ function contentFormat(params: ScrapeParams): DocumentFormat | 'pdf' {
 function envelopeContent(input: ContentInput): EnvelopeContent {
   const format = contentFormat(input.params);
   if (format === 'pdf') return { format: 'pdf', content: pdfBody(input), encoding: 'base64' };
-  if (isPdf(input.page) || (input.page.text === null && !isHtmlMedia(input.page.mediaType))) {
+  if (input.page.text === null) {
     return { format: null, content: input.page.bodyBase64 ?? null, encoding: 'base64' };
   }
   return { format, content: null, encoding: 'utf8' };
@@ -99,7 +98,7 @@ export function processContent(input: ContentInput): ContentOutput {
   const started = performance.now();
   refuseUnsupported(input);
   const { params, page } = input;
-  if (wantsEnvelope(params)) {
+  if (answersWithEnvelope(params)) {
     const envelope = buildEnvelope(input, envelopeContent(input));
     const body = JSON.stringify(envelope);
     return { contentType: 'application/json', body, bodyEncoding: 'utf8', envelope, extractMs: elapsed(started), warnings: envelope.warnings };
@@ -108,19 +107,12 @@ export function processContent(input: ContentInput): ContentOutput {
     return { contentType: 'application/pdf', body: pdfBody(input), bodyEncoding: 'base64', envelope: null, extractMs: elapsed(started), warnings: [] };
   }
   if (page.text === null) {
-    if (params.response_format !== 'html') {
-      throw new ServiceError('ERR::REQUEST::CAPABILITY_UNSUPPORTED', `response_format=${params.response_format} needs a textual page, got ${page.mediaType}`, {
-        targetStatus: page.status,
-      });
-    }
-    const contentType = isPdf(page) ? 'application/pdf' : page.mediaType;
-    return { contentType, body: page.bodyBase64 ?? '', bodyEncoding: 'base64', envelope: null, extractMs: elapsed(started), warnings: [] };
+    if (!isPdf(page)) refuseBinaryDocument(page, params.response_format);
+    return { contentType: 'application/pdf', body: page.bodyBase64 ?? '', bodyEncoding: 'base64', envelope: null, extractMs: elapsed(started), warnings: [] };
   }
   const format = params.response_format === 'json' ? 'markdown' : params.response_format;
   const rendered = renderDocument({ finalUrl: page.finalUrl, text: page.text, mediaType: page.mediaType }, params, format);
-  const contentType = format === 'html' && !isHtmlMedia(page.mediaType) ? CONTENT_TYPES.text : CONTENT_TYPES[format];
-  const timing = { extractMs: elapsed(started) };
-  return { contentType, body: rendered.content, bodyEncoding: 'utf8', envelope: null, ...timing, warnings: rendered.warnings };
+  return { contentType: CONTENT_TYPES[format], body: rendered.content, bodyEncoding: 'utf8', envelope: null, extractMs: elapsed(started), warnings: rendered.warnings };
 }
 
 function elapsed(started: number): number {

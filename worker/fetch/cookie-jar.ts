@@ -22,7 +22,7 @@ const SAME_SITE_WIRE: Record<string, string> = { strict: 'Strict', lax: 'Lax', n
  */
 export class SessionCookieJar {
   private readonly store = new MemoryCookieStore();
-  private readonly jar = new CookieJar(this.store, { rejectPublicSuffixes: false });
+  private readonly jar = new CookieJar(this.store);
 
   static async fromSession(session: SessionState): Promise<SessionCookieJar> {
     const jar = new SessionCookieJar();

@@ -9,6 +9,8 @@ export interface Metadata extends Record<string, unknown> {
   resourceVersion?: string;
   generation?: number;
   labels?: Record<string, string>;
+  finalizers?: string[];
+  deletionTimestamp?: string;
   ownerReferences?: Array<{ uid: string; kind: string; name: string; controller?: boolean }>;
 }
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -143,11 +145,19 @@ export class ObjectStore {
       if (canonical(current.spec) !== canonical(object.spec)) object.metadata.generation = (current.metadata.generation ?? 0) + 1;
     }
     if (canonical(object) === canonical(current)) return current;
+    if (object.metadata.deletionTimestamp && !object.metadata.finalizers?.length) return this.remove(plural, namespace, name, object);
     return this.commit(plural, 'MODIFIED', object);
   }
 
+  /** As the API server: an object with finalizers only gets a deletionTimestamp; it goes once they are removed. */
   delete(plural: string, namespace: string, name: string): KObject {
     const current = this.require(plural, namespace, name);
+    if (!current.metadata.finalizers?.length) return this.remove(plural, namespace, name, current);
+    if (current.metadata.deletionTimestamp) return current;
+    return this.commit(plural, 'MODIFIED', { ...current, metadata: { ...current.metadata, deletionTimestamp: new Date().toISOString() } });
+  }
+
+  private remove(plural: string, namespace: string, name: string, current: KObject): KObject {
     this.objects.delete(`${plural}/${namespace}/${name}`);
     const gone = this.commit(plural, 'DELETED', current, false);
     if (this.collectGarbage) this.collectDependents(current.metadata.uid ?? '');
