@@ -83,12 +83,11 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
       const deadline = Date.now() + graceMs;
       draining = true;
       clearInterval(sweeper);
-      requestLogPurge.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       timer.unref();
-      await Promise.all([closed, batchDispatcher.stop(graceMs), webhookDeliverer.stop()]);
+      await Promise.all([closed, batchDispatcher.stop(graceMs), webhookDeliverer.stop(), requestLogPurge.stop()]);
       clearTimeout(timer);
       // Handlers whose connection was cut at the deadline still settle holds and write their log.
       await context.work.drain(Math.max(0, deadline - Date.now()) + SETTLE_AFTER_GRACE_MS);

@@ -4,6 +4,7 @@ import { settleReservation } from '../../lib/store/credits.js';
 import { purgeExpiredResults } from '../../lib/store/batch/jobs.js';
 import { claimItems, dueReleases, expiredLeases, jobsToFinalize, renewLeases, type ClaimedItem } from '../../lib/store/batch/leases.js';
 import type { GatewayContext } from '../context.js';
+import { startPeriodic } from '../periodic.js';
 import { finalizeJob, finishItem, requeueExpired } from './lifecycle.js';
 import { runItem } from './run-item.js';
 
@@ -29,7 +30,6 @@ export function startBatchDispatcher(context: GatewayContext, options: { owner?:
   const config = context.config;
   const inFlight = new Map<string, Promise<void>>();
   let stopped = false;
-  let ticking: Promise<void> | null = null;
   let lastHousekeeping = 0;
 
   const runClaimed = (item: ClaimedItem) => {
@@ -79,29 +79,20 @@ export function startBatchDispatcher(context: GatewayContext, options: { owner?:
     }
   };
 
-  const tick = async () => {
-    if (ticking) return ticking;
-    ticking = pass()
-      .catch((error: unknown) => {
-        if (!stopped) context.logger.warn({ err: error }, 'batch dispatch pass failed');
-      })
-      .finally(() => {
-        ticking = null;
-      });
-    return ticking;
-  };
-
-  const timer = options.autoStart === false ? null : setInterval(() => void tick(), config.BATCH_DISPATCH_INTERVAL_MS);
-  timer?.unref();
-  if (timer) void tick();
+  const periodic = startPeriodic({
+    intervalMs: config.BATCH_DISPATCH_INTERVAL_MS,
+    autoStart: options.autoStart,
+    runAtStart: true,
+    pass,
+    onError: (error) => context.logger.warn({ err: error }, 'batch dispatch pass failed'),
+  });
 
   return {
     owner,
-    tick,
+    tick: periodic.tick,
     async stop(graceMs: number) {
       stopped = true;
-      if (timer) clearInterval(timer);
-      await ticking;
+      await periodic.stop();
       let timeout: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {
         timeout = setTimeout(resolve, graceMs);

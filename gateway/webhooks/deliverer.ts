@@ -5,6 +5,7 @@ import { checkTargetUrl, resolveAllowed, type EgressPolicy } from '../../lib/egr
 import { newId } from '../../lib/ids.js';
 import { claimDeliveries, recordDeliveryOutcome, type DueDelivery } from '../../lib/store/batch/webhooks.js';
 import type { GatewayContext } from '../context.js';
+import { startPeriodic } from '../periodic.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 
 export const MAX_DELIVERY_ATTEMPTS = 5;
@@ -25,8 +26,6 @@ export interface WebhookDeliverer {
 export function startWebhookDeliverer(context: GatewayContext, options: { autoStart?: boolean } = {}): WebhookDeliverer {
   const owner = `${hostname()}:${process.pid}:${newId()}`;
   const agent = guardedAgent(context.egressPolicy);
-  let stopped = false;
-  let ticking: Promise<void> | null = null;
 
   const pass = async () => {
     const due = await claimDeliveries(context.db, owner, DELIVERY_LEASE_MS, DELIVERIES_PER_PASS);
@@ -69,26 +68,17 @@ export function startWebhookDeliverer(context: GatewayContext, options: { autoSt
     }
   };
 
-  const tick = async () => {
-    if (ticking) return ticking;
-    ticking = pass()
-      .catch((error: unknown) => {
-        if (!stopped) context.logger.warn({ err: error }, 'webhook pass failed');
-      })
-      .finally(() => {
-        ticking = null;
-      });
-    return ticking;
-  };
+  const periodic = startPeriodic({
+    intervalMs: context.config.BATCH_DISPATCH_INTERVAL_MS,
+    autoStart: options.autoStart,
+    pass,
+    onError: (error) => context.logger.warn({ err: error }, 'webhook pass failed'),
+  });
 
-  const timer = options.autoStart === false ? null : setInterval(() => void tick(), context.config.BATCH_DISPATCH_INTERVAL_MS);
-  timer?.unref();
   return {
-    tick,
+    tick: periodic.tick,
     async stop() {
-      stopped = true;
-      if (timer) clearInterval(timer);
-      await ticking;
+      await periodic.stop();
       await agent.close();
     },
   };

@@ -9,6 +9,19 @@ import { EngineNameSchema } from './engines.js';
 export const SCRAPE_JOB_TYPE = 'trawler.scrape.job.v1';
 export const SCRAPE_RESULT_TYPE = 'trawler.scrape.result.v1';
 
+/** A cookie as it crosses the bus: Playwright's shape (camelCase; a leading `.` marks a domain cookie). */
+export const WireCookieSchema = z.object({
+  name: z.string().min(1),
+  value: z.string(),
+  domain: z.string().min(1),
+  path: z.string().default('/'),
+  expires: z.number().default(-1),
+  httpOnly: z.boolean().default(false),
+  secure: z.boolean().default(false),
+  sameSite: z.string().default('Lax'),
+});
+export type WireCookie = z.infer<typeof WireCookieSchema>;
+
 export const SessionStateSchema = z.object({
   session_id: z.string(),
   cookies: z.array(z.record(z.string(), z.unknown())),

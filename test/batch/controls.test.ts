@@ -151,6 +151,8 @@ describe('credits', () => {
     const poor = new BatchClient(service, secret);
     const created = await poor.submit({ urls: ['http://127.0.0.1:1/x'], max_attempts: 1 });
     await poor.waitTerminal(created.id as string);
+    // The failed item's hold goes back on a dispatcher pass after the job ends; wait for it.
+    expect((await ledgerOnceReleased(service, 0)).reserved).toBe(0);
     // Spend the allowance elsewhere so the re-hold cannot fit.
     await service.db.query(`UPDATE credit_periods SET spent_micro = 1000000 WHERE organization_id = (SELECT organization_id FROM batch_jobs WHERE id = $1)`, [created.id]);
     const refused = await poor.post(`/v1/batch/${created.id as string}/retry`);
@@ -173,7 +175,8 @@ describe('credits', () => {
 
 describe('cancel, list, ids and tenants', () => {
   it('cancels into cancelling (202), is idempotent, ends cancelled, then 409', async () => {
-    const created = await client.submit({ urls: Array.from({ length: 30 }, (_, i) => `${site.origin}/slow?ms=200&c=${i}`), concurrency: 1 });
+    // Slow enough that only the first item can have been leased before the cancel lands, however loaded the machine.
+    const created = await client.submit({ urls: Array.from({ length: 30 }, (_, i) => `${site.origin}/slow?ms=2000&c=${i}`), concurrency: 1 });
     const first = await client.post(`/v1/batch/${created.id as string}/cancel`);
     expect(first.status).toBe(202);
     const body = (await first.json()) as Json;

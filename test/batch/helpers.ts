@@ -5,6 +5,8 @@ export const BATCH_ENV = {
   BATCH_DISPATCH_INTERVAL_MS: '30',
   BATCH_HOLD_RETURN_DELAY_MS: '0',
   WEBHOOK_RETRY_BASE_MS: '50',
+  // The suites poll job state quickly; the per-key rate limit is not what they test.
+  DEFAULT_RATE_LIMIT_PER_SECOND: '1000',
 };
 
 export type Json = Record<string, unknown>;

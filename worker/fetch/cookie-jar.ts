@@ -1,18 +1,5 @@
 import { Cookie, CookieJar, MemoryCookieStore } from 'tough-cookie';
-import { z } from 'zod';
-import type { SessionState } from '../../lib/protocol/index.js';
-
-/** The wire cookie shape (Playwright's, shared with the browser engines): `.domain` marks a domain cookie. */
-const WireCookieSchema = z.object({
-  name: z.string().min(1),
-  value: z.string(),
-  domain: z.string().min(1),
-  path: z.string().default('/'),
-  expires: z.number().default(-1),
-  httpOnly: z.boolean().default(false),
-  secure: z.boolean().default(false),
-  sameSite: z.string().default('Lax'),
-});
+import { WireCookieSchema, type SessionState, type WireCookie } from '../../lib/protocol/index.js';
 
 const SAME_SITE_WIRE: Record<string, string> = { strict: 'Strict', lax: 'Lax', none: 'None' };
 
@@ -55,7 +42,7 @@ export class SessionCookieJar {
   }
 }
 
-function toToughCookie(cookie: z.infer<typeof WireCookieSchema>): Cookie {
+function toToughCookie(cookie: WireCookie): Cookie {
   const domainCookie = cookie.domain.startsWith('.');
   return new Cookie({
     key: cookie.name,

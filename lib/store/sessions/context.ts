@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SessionState } from '../../protocol/index.js';
+import { WireCookieSchema as ProtocolWireCookieSchema, type SessionState } from '../../protocol/index.js';
 
 /** SPEC.md Versioning 2: the stored session context carries its schema version. */
 export const SESSION_CONTEXT_SCHEMA_VERSION = 1;
@@ -82,16 +82,7 @@ export function summariseContext(context: SessionContext): ContextSummary {
  * The wire shape workers use is Playwright's cookie shape (camelCase, `.domain` for domain cookies),
  * which the browser engines load directly; the fetch engine's jar reads the same shape.
  */
-const WireCookieSchema = z.object({
-  name: z.string().min(1),
-  value: z.string(),
-  domain: z.string().min(1),
-  path: z.string().default('/'),
-  expires: z.number().default(-1),
-  httpOnly: z.boolean().default(false),
-  secure: z.boolean().default(false),
-  sameSite: SameSiteSchema.default('Lax'),
-});
+const WireCookieSchema = ProtocolWireCookieSchema.extend({ sameSite: SameSiteSchema.default('Lax') });
 
 export function toWireState(sessionId: string, context: SessionContext): SessionState {
   return {
