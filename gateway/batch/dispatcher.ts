@@ -57,7 +57,9 @@ export function startBatchDispatcher(context: GatewayContext, options: { owner?:
     }
     if (inFlight.size > 0) await renewLeases(context.db, owner, config.BATCH_LEASE_MS);
     const room = config.BATCH_DISPATCH_CAPACITY - inFlight.size;
-    if (room <= 0 || stopped) return;
+    // A gateway that has not yet heard from any worker (just started, or the fleet is down) leaves items
+    // queued rather than spending their attempts on ENGINE::UNAVAILABLE.
+    if (room <= 0 || stopped || context.directory.deployedEngines().size === 0) return;
     const claimed = await context.db.transaction((tx) =>
       claimItems(tx, { owner, leaseMs: config.BATCH_LEASE_MS, capacity: room, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS }),
     );

@@ -75,6 +75,8 @@ describe('submission validation', () => {
     const low = await client.submit({ urls: [`${site.origin}/`], concurrency: 0 });
     expect(low.concurrency).toBe(1);
     expect(low).not.toHaveProperty('warnings');
+    // Let both jobs' items finish here, so their charges never land inside a later test's ledger window.
+    for (const id of [created.id, low.id]) await client.waitFor(id as string, (job) => (job.progress as Json).completed === 1);
   });
 
   it('needs the batch scope and a JSON body', async () => {

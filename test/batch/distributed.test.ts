@@ -1,0 +1,193 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey, newId } from '../../lib/ids.js';
+import { byMessage, startProgram, type Program } from '../support/programs.js';
+import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+import { startTargetSite, type TargetSite } from '../support/target-site.js';
+
+// Under CI=true a missing PostgreSQL or NATS throws here and fails the run instead of skipping.
+const available = await distributedServicesAvailable();
+
+type Json = Record<string, unknown>;
+interface Gateway { program: Program; url: string }
+
+const TERMINAL = ['completed', 'failed', 'cancelled'];
+const CREDIT = 1_000_000;
+
+describe.skipIf(!available)('batch jobs across gateway processes sharing PostgreSQL', () => {
+  const secret = generateApiKey('live');
+  const namespace = `t${newId().toLowerCase()}`;
+  let database: { url: string; drop(): Promise<void> };
+  let db: pg.Client;
+  let site: TargetSite;
+  let worker: Program;
+  const programs: Program[] = [];
+
+  const common = () => ({
+    NATS_URL,
+    NATS_NAMESPACE: namespace,
+    HOST: '127.0.0.1',
+    TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true',
+    HEARTBEAT_INTERVAL_MS: '300',
+    SHUTDOWN_GRACE_MS: '5000',
+    METRICS_PORT: '0',
+  });
+
+  async function until<T>(probe: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await probe();
+      if (done(value)) return value;
+      if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  const authed = (init: RequestInit = {}): RequestInit => ({ ...init, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' } });
+
+  async function getJson(gateway: Gateway, path: string): Promise<Json> {
+    const response = await fetch(`${gateway.url}${path}`, authed());
+    expect(response.status, path).toBe(200);
+    return (await response.json()) as Json;
+  }
+
+  /** A gateway process; it only counts as started once it sees the fetch worker on the bus. */
+  async function startGateway(env: Record<string, string> = {}): Promise<Gateway> {
+    const program = startProgram(['gateway'], {
+      ...common(),
+      DATABASE_URL: database.url,
+      PORT: '0',
+      TRAWLER_BOOTSTRAP_KEY: secret,
+      DEFAULT_RATE_LIMIT_PER_SECOND: '1000',
+      BATCH_LEASE_MS: '2000',
+      BATCH_DISPATCH_INTERVAL_MS: '100',
+      BATCH_HOLD_RETURN_DELAY_MS: '0',
+      ...env,
+    });
+    programs.push(program);
+    const listening = await program.waitForLog(byMessage('gateway listening'));
+    const gateway = { program, url: String(listening.url) };
+    await until(() => getJson(gateway, '/v1/workers'), (body) => (body.workers as unknown[]).length === 1);
+    return gateway;
+  }
+
+  async function submit(gateway: Gateway, body: Json): Promise<string> {
+    const response = await fetch(`${gateway.url}/v1/batch`, authed({ method: 'POST', body: JSON.stringify(body) }));
+    const json = (await response.json()) as Json;
+    expect(response.status, JSON.stringify(json)).toBe(202);
+    return json.id as string;
+  }
+
+  async function results(gateway: Gateway, id: string): Promise<Json[]> {
+    const response = await fetch(`${gateway.url}/v1/batch/${id}/results?limit=100`, authed());
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-next-cursor')).toBeNull();
+    return (await response.text()).split('\n').filter(Boolean).map((line) => JSON.parse(line) as Json);
+  }
+
+  async function ledger(): Promise<{ spent: number; reserved: number }> {
+    const rows = await db.query<{ spent: string; reserved: string }>(
+      `SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_periods WHERE environment = 'live'`,
+    );
+    return { spent: Number(rows.rows[0].spent), reserved: Number(rows.rows[0].reserved) };
+  }
+
+  /** Items running right now and the dispatcher owning each (`host:pid:ulid`). */
+  async function runningItems(jobId: string): Promise<Array<{ seq: number; owner: string }>> {
+    const rows = await db.query<{ seq: string; lease_owner: string }>(
+      `SELECT seq, lease_owner FROM batch_items WHERE job_id = $1 AND status = 'running' ORDER BY seq`,
+      [jobId],
+    );
+    return rows.rows.map((row) => ({ seq: Number(row.seq), owner: row.lease_owner }));
+  }
+
+  const pidOf = (owner: string): number => Number(owner.split(':').at(-2));
+
+  async function stop(gateway: Gateway, signal: NodeJS.Signals): Promise<void> {
+    gateway.program.kill(signal);
+    await gateway.program.exited;
+  }
+
+  beforeAll(async () => {
+    [database, site] = await Promise.all([createTestDatabase(), startTargetSite()]);
+    db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    worker = startProgram(['worker', '--engine', 'fetch'], common());
+    programs.push(worker);
+    await worker.waitForLog(byMessage('metrics listening'));
+  });
+
+  afterAll(async () => {
+    for (const program of programs) program.kill('SIGKILL');
+    await Promise.all(programs.map((program) => program.exited));
+    await db?.end();
+    await site?.close();
+    await database?.drop();
+  });
+
+  it('shares one job between two gateways: each item runs and is billed exactly once', async () => {
+    // Three items in flight per gateway at most, so the job's concurrency of 10 needs both dispatchers.
+    const a = await startGateway({ BATCH_DISPATCH_CAPACITY: '3' });
+    const b = await startGateway({ BATCH_DISPATCH_CAPACITY: '3' });
+    const before = await ledger();
+    const hitsBefore = site.hits('/slow');
+    const urls = Array.from({ length: 20 }, (_, i) => `${site.origin}/slow?ms=300&i=${i}`);
+    const id = await submit(a, { urls, concurrency: 10 });
+
+    const owners = new Set<number>();
+    const job = await until(
+      async () => {
+        for (const item of await runningItems(id)) owners.add(pidOf(item.owner));
+        return getJson(b, `/v1/batch/${id}`);
+      },
+      (j) => TERMINAL.includes(j.status as string),
+    );
+    expect(job.status).toBe('completed');
+    expect([...owners].sort()).toEqual([a.program.process.pid, b.program.process.pid].sort());
+
+    const lines = await results(a, id);
+    expect(lines.map((line) => [line.seq, line.status, line.attempts, line.credits_micro])).toEqual(
+      urls.map((_, seq) => [seq, 'succeeded', 1, CREDIT]),
+    );
+    expect(site.hits('/slow') - hitsBefore).toBe(20);
+    const after = await ledger();
+    expect(after.spent - before.spent).toBe(20 * CREDIT);
+    expect(after.reserved).toBe(0);
+
+    await Promise.all([stop(a, 'SIGTERM'), stop(b, 'SIGTERM')]);
+    expect(a.program.process.exitCode).toBe(0);
+    expect(b.program.process.exitCode).toBe(0);
+  });
+
+  it('finishes the job of a SIGKILLed gateway on another one, billing each item once', async () => {
+    const a = await startGateway();
+    const before = await ledger();
+    const hitsBefore = site.hits('/slow');
+    const urls = Array.from({ length: 10 }, (_, i) => `${site.origin}/slow?ms=1500&crash=${i}`);
+    const id = await submit(a, { urls, concurrency: 5 });
+
+    // Five items reach the target (the job's concurrency); the gateway dies while they run.
+    await until(() => site.hits('/slow') - hitsBefore, (hits) => hits >= 5);
+    await stop(a, 'SIGKILL');
+    const orphaned = await runningItems(id);
+    expect(orphaned.length).toBe(5);
+    expect(orphaned.every((item) => pidOf(item.owner) === a.program.process.pid)).toBe(true);
+    const held = await ledger();
+    expect(held.reserved).toBeGreaterThan(0);
+
+    const b = await startGateway();
+    const job = await until(() => getJson(b, `/v1/batch/${id}`), (j) => TERMINAL.includes(j.status as string), 30_000);
+    expect(job.status).toBe('completed');
+
+    const rerun = new Set(orphaned.map((item) => item.seq));
+    const lines = await results(b, id);
+    expect(lines.map((line) => [line.seq, line.status, line.attempts, line.credits_micro])).toEqual(
+      urls.map((_, seq) => [seq, 'succeeded', rerun.has(seq) ? 2 : 1, CREDIT]),
+    );
+    // The orphaned requests still reached the target once; each was run again after its lease expired.
+    expect(site.hits('/slow') - hitsBefore).toBe(15);
+    const after = await ledger();
+    expect(after.spent - before.spent).toBe(10 * CREDIT);
+    expect(after.reserved).toBe(0);
+  });
+});
