@@ -179,6 +179,8 @@ describe('cancel, list, ids and tenants', () => {
   it('cancels into cancelling (202), is idempotent, ends cancelled, then 409', async () => {
     // Slow enough that only the first item can have been leased before the cancel lands, however loaded the machine.
     const created = await client.submit({ urls: Array.from({ length: 30 }, (_, i) => `${site.origin}/slow?ms=2000&c=${i}`), concurrency: 1 });
+    // With an item leased and running, the job stays `cancelling` until that item drains (about 2 s).
+    await client.waitFor(created.id as string, (job) => job.status === 'running');
     const first = await client.post(`/v1/batch/${created.id as string}/cancel`);
     expect(first.status).toBe(202);
     const body = (await first.json()) as Json;
