@@ -11,12 +11,14 @@ build:
 run: setup
 	node dist/bin/trawler.js all
 
-# The whole suite: unit, embedded, distributed (real PostgreSQL and NATS), browser engines.
+# The whole suite: type-check of sources, tests and benchmarks, then unit, embedded, distributed
+# (real PostgreSQL and NATS), browser-engine and operator tests.
 test: setup
+	npx tsc -p tsconfig.test.json
 	npx vitest run
 
 typecheck:
-	npx tsc -p tsconfig.json --noEmit
+	npx tsc -p tsconfig.test.json
 
 # Benchmarks print figures; they are not tests.
 bench: setup

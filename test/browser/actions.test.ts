@@ -1,29 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ActionsSchema } from '../../lib/browser/actions.js';
-import { EgressGuard } from '../../worker/egress/guard.js';
-import { BrowserEngine } from '../../worker/browser/render-engine.js';
-import { startJsSite, type JsSite } from '../support/js-pages.js';
-import { context, failureOf, job } from './harness.js';
+import { failureOf, useBrowserEngine } from './harness.js';
 
-let site: JsSite;
-let guard: EgressGuard;
-let engine: BrowserEngine;
-
-beforeAll(async () => {
-  site = await startJsSite();
-  guard = await EgressGuard.start({ policy: { allowLoopback: true } });
-  engine = new BrowserEngine({ name: 'obscura', guard, capacity: 1 });
-  await engine.start();
-}, 60_000);
-
-afterAll(async () => {
-  await engine?.stop();
-  await guard?.close();
-  await site?.close();
-});
-
-const render = (params: Record<string, unknown>, budgetMs?: number) =>
-  engine.fetch(job('obscura', params, budgetMs), context());
+const fixture = useBrowserEngine('obscura');
+const { render } = fixture;
 
 describe('actions schema', () => {
   it('accepts a workflow and applies defaults', () => {
@@ -50,7 +30,7 @@ describe('actions schema', () => {
 describe('actions on the obscura engine', { timeout: 30_000 }, () => {
   it('fills, types, selects, checks, hovers and submits a form', async () => {
     const page = await render({
-      url: `${site.origin}/form`,
+      url: `${fixture.site.origin}/form`,
       actions: [
         { type: 'fill', selector: '#name', value: 'Ada' },
         { type: 'type', selector: '#typed', text: 'xyz' },
@@ -67,7 +47,7 @@ describe('actions on the obscura engine', { timeout: 30_000 }, () => {
 
   it('presses keys: Enter submits the form', async () => {
     const page = await render({
-      url: `${site.origin}/form`,
+      url: `${fixture.site.origin}/form`,
       actions: [
         { type: 'fill', selector: '#name', value: 'Bob' },
         { type: 'press', selector: '#name', key: 'Enter' },
@@ -79,7 +59,7 @@ describe('actions on the obscura engine', { timeout: 30_000 }, () => {
 
   it('scrolls an infinite list until it ends', async () => {
     const page = await render({
-      url: `${site.origin}/infinite`,
+      url: `${fixture.site.origin}/infinite`,
       actions: [
         { type: 'wait_for', selector: '.item' },
         { type: 'infinite_scroll', max_scrolls: 20, delay: 2_000, stop_selector: '#end' },
@@ -91,7 +71,7 @@ describe('actions on the obscura engine', { timeout: 30_000 }, () => {
 
   it('returns evaluate results in step order', async () => {
     const page = await render({
-      url: `${site.origin}/client-rendered`,
+      url: `${fixture.site.origin}/client-rendered`,
       actions: [
         { type: 'evaluate', script: 'document.querySelector("#title").textContent' },
         { type: 'scroll', to: 'bottom' },
@@ -103,7 +83,7 @@ describe('actions on the obscura engine', { timeout: 30_000 }, () => {
 
   it('a failing step ends the request with RENDER_FAILED naming the step', async () => {
     const failure = await failureOf(
-      render({ url: `${site.origin}/form`, actions: [{ type: 'fill', selector: '#name', value: 'x' }, { type: 'click', selector: '#missing', timeout: 300 }] }),
+      render({ url: `${fixture.site.origin}/form`, actions: [{ type: 'fill', selector: '#name', value: 'x' }, { type: 'click', selector: '#missing', timeout: 300 }] }),
     );
     expect(failure.code).toBe('ERR::ENGINE::RENDER_FAILED');
     expect(failure.detail).toContain('actions[1]');
@@ -111,7 +91,7 @@ describe('actions on the obscura engine', { timeout: 30_000 }, () => {
 
   it('a failing step with on_error skip lets the workflow go on', async () => {
     const page = await render({
-      url: `${site.origin}/form`,
+      url: `${fixture.site.origin}/form`,
       actions: [
         { type: 'click', selector: '#missing', timeout: 300, on_error: 'skip' },
         { type: 'evaluate', script: 'throw new Error("nope")', on_error: 'skip' },
@@ -122,13 +102,13 @@ describe('actions on the obscura engine', { timeout: 30_000 }, () => {
   });
 
   it('a screenshot step fails on obscura, which has no rasteriser', async () => {
-    const failure = await failureOf(render({ url: `${site.origin}/static`, actions: [{ type: 'screenshot' }] }));
+    const failure = await failureOf(render({ url: `${fixture.site.origin}/static`, actions: [{ type: 'screenshot' }] }));
     expect(failure.code).toBe('ERR::ENGINE::RENDER_FAILED');
   });
 
   it('actions turn the default image blocking off', async () => {
-    const before = site.hits('/img.png');
-    await render({ url: `${site.origin}/images`, actions: [{ type: 'wait', ms: 1 }] });
-    expect(site.hits('/img.png')).toBe(before + 1);
+    const before = fixture.site.hits('/img.png');
+    await render({ url: `${fixture.site.origin}/images`, actions: [{ type: 'wait', ms: 1 }] });
+    expect(fixture.site.hits('/img.png')).toBe(before + 1);
   });
 });

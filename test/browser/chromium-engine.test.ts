@@ -1,28 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EgressGuard } from '../../worker/egress/guard.js';
+import { describe, expect, it } from 'vitest';
 import { BrowserEngine } from '../../worker/browser/render-engine.js';
-import { CHALLENGE_PAGES, startJsSite, type JsSite } from '../support/js-pages.js';
-import { context, failureOf, job } from './harness.js';
+import { CHALLENGE_PAGES } from '../support/js-pages.js';
+import { context, failureOf, job, useBrowserEngine } from './harness.js';
 
-let site: JsSite;
-let guard: EgressGuard;
-let engine: BrowserEngine;
-
-beforeAll(async () => {
-  site = await startJsSite();
-  guard = await EgressGuard.start({ policy: { allowLoopback: true } });
-  engine = new BrowserEngine({ name: 'chromium', guard, capacity: 1 });
-  await engine.start();
-}, 60_000);
-
-afterAll(async () => {
-  await engine?.stop();
-  await guard?.close();
-  await site?.close();
-});
-
-const render = (params: Record<string, unknown>, budgetMs?: number) =>
-  engine.fetch(job('chromium', params, budgetMs), context());
+const fixture = useBrowserEngine('chromium');
+const { render } = fixture;
 
 /** Width and height from a PNG's IHDR chunk. */
 function pngSize(base64: string): { width: number; height: number } {
@@ -32,12 +14,12 @@ function pngSize(base64: string): { width: number; height: number } {
 
 describe('chromium engine', { timeout: 40_000 }, () => {
   it('renders client-side content', async () => {
-    const page = await render({ url: `${site.origin}/client-rendered` });
+    const page = await render({ url: `${fixture.site.origin}/client-rendered` });
     expect(page.text).toContain('Rendered by JS');
   });
 
   it('takes a viewport screenshot, 800x600 png by default', async () => {
-    const page = await render({ url: `${site.origin}/client-rendered`, screenshot: true });
+    const page = await render({ url: `${fixture.site.origin}/client-rendered`, screenshot: true });
     expect(page.screenshots).toHaveLength(1);
     const shot = page.screenshots![0];
     expect(shot).toMatchObject({ name: 'screenshot', format: 'png' });
@@ -46,13 +28,13 @@ describe('chromium engine', { timeout: 40_000 }, () => {
 
   it('takes full-page and element screenshots', async () => {
     const full = await render({
-      url: `${site.origin}/infinite`,
+      url: `${fixture.site.origin}/infinite`,
       screenshot: true,
       screenshot_fullpage: true,
       wait_for: '.item',
     });
     expect(pngSize(full.screenshots![0].data).height).toBeGreaterThan(600);
-    const element = await render({ url: `${site.origin}/client-rendered`, screenshot: true, screenshot_selector: '#title' });
+    const element = await render({ url: `${fixture.site.origin}/client-rendered`, screenshot: true, screenshot_selector: '#title' });
     const size = pngSize(element.screenshots![0].data);
     expect(size.height).toBeLessThan(100);
     expect(size.width).toBeLessThanOrEqual(800);
@@ -64,21 +46,21 @@ describe('chromium engine', { timeout: 40_000 }, () => {
     ['webp', 'webp', [0x52, 0x49, 0x46, 0x46]],
     ['bmp', 'png', [0x89, 0x50]],
   ])('screenshot_format %s gives %s', async (asked, format, magic) => {
-    const page = await render({ url: `${site.origin}/static`, screenshot: true, screenshot_format: asked, screenshot_quality: 50 });
+    const page = await render({ url: `${fixture.site.origin}/static`, screenshot: true, screenshot_format: asked, screenshot_quality: 50 });
     const shot = page.screenshots![0];
     expect(shot.format).toBe(format);
     expect([...Buffer.from(shot.data, 'base64').subarray(0, magic.length)]).toEqual(magic);
   });
 
   it('returns the page without an image when the screenshot selector never appears', async () => {
-    const page = await render({ url: `${site.origin}/static`, screenshot: true, screenshot_selector: '#absent' }, 15_000);
+    const page = await render({ url: `${fixture.site.origin}/static`, screenshot: true, screenshot_selector: '#absent' }, 15_000);
     expect(page.text).toContain('Static page');
     expect(page.screenshots ?? []).toEqual([]);
   });
 
   it('keeps screenshot order: the flag first, then action steps', async () => {
     const page = await render({
-      url: `${site.origin}/static`,
+      url: `${fixture.site.origin}/static`,
       screenshot: true,
       actions: [{ type: 'screenshot', name: 'step', format: 'jpeg' }],
     });
@@ -86,13 +68,13 @@ describe('chromium engine', { timeout: 40_000 }, () => {
   });
 
   it('prints a PDF for response_format=pdf', async () => {
-    const page = await render({ url: `${site.origin}/client-rendered`, response_format: 'pdf' });
+    const page = await render({ url: `${fixture.site.origin}/client-rendered`, response_format: 'pdf' });
     expect(page.pdf!.subarray(0, 5).toString('latin1')).toBe('%PDF-');
   });
 
   it('renders headful on a virtual display at 1920x1080', async () => {
     const page = await render({
-      url: `${site.origin}/client-rendered`,
+      url: `${fixture.site.origin}/client-rendered`,
       headless: false,
       actions: [{ type: 'evaluate', script: '[window.innerWidth, window.innerHeight, navigator.userAgent.includes("Headless")]' }],
       screenshot: true,
@@ -103,21 +85,21 @@ describe('chromium engine', { timeout: 40_000 }, () => {
   });
 
   it('keeps the headful page inside the egress policy', async () => {
-    const page = await render({ url: `${site.origin}/ssrf`, headless: false });
+    const page = await render({ url: `${fixture.site.origin}/ssrf`, headless: false });
     expect(page.text).toContain('still here');
-    expect(site.privateConnections()).toBe(0);
+    expect(fixture.site.privateConnections()).toBe(0);
   });
 
   it('waits for late content, and degrades when it never comes', async () => {
-    const late = await render({ url: `${site.origin}/delayed`, wait_for: '#late' });
+    const late = await render({ url: `${fixture.site.origin}/delayed`, wait_for: '#late' });
     expect(late.text).toContain('Late content');
-    const never = await render({ url: `${site.origin}/static`, wait_for: '#never', wait_for_timeout: 300 });
+    const never = await render({ url: `${fixture.site.origin}/static`, wait_for: '#never', wait_for_timeout: 300 });
     expect(never.warnings).toContain('RENDER_DEGRADED');
   });
 
   it('runs a form workflow and captures the page\'s fetch/XHR', async () => {
     const form = await render({
-      url: `${site.origin}/form`,
+      url: `${fixture.site.origin}/form`,
       actions: [
         { type: 'fill', selector: '#name', value: 'Cy' },
         { type: 'click', selector: '#go' },
@@ -125,31 +107,31 @@ describe('chromium engine', { timeout: 40_000 }, () => {
       ],
     });
     expect(form.text).toContain('Cy||red|false');
-    const xhr = await render({ url: `${site.origin}/xhr`, wait_for: '#out:not(:empty)', network_capture: { status: ['2xx'] } });
+    const xhr = await render({ url: `${fixture.site.origin}/xhr`, wait_for: '#out:not(:empty)', network_capture: { status: ['2xx'] } });
     expect((xhr.network as Array<{ url: string }>).map((e) => new URL(e.url).pathname).sort()).toEqual(['/api/data', '/api/xhr']);
   });
 
   it('scrolls an infinite list to its end', async () => {
     const page = await render({
-      url: `${site.origin}/infinite`,
+      url: `${fixture.site.origin}/infinite`,
       actions: [{ type: 'wait_for', selector: '.item' }, { type: 'infinite_scroll', max_scrolls: 20, delay: 2_000, stop_selector: '#end' }],
     });
     expect(page.text).toContain('The end');
   });
 
   it.each(Object.keys(CHALLENGE_PAGES))('recognises the %s challenge page', async (vendor) => {
-    const page = await render({ url: `${site.origin}/challenge/${vendor}` });
+    const page = await render({ url: `${fixture.site.origin}/challenge/${vendor}` });
     expect(page.blocked?.vendor).toBe(vendor);
   });
 
   it('recognises a challenge page when headful', async () => {
-    const page = await render({ url: `${site.origin}/challenge/cloudflare`, headless: false });
+    const page = await render({ url: `${fixture.site.origin}/challenge/cloudflare`, headless: false });
     expect(page.blocked?.vendor).toBe('cloudflare');
   });
 
   it('refuses headless=false on obscura with CAPABILITY_UNSUPPORTED', async () => {
-    const obscura = new BrowserEngine({ name: 'obscura', guard, capacity: 1 });
-    const failure = await failureOf(obscura.fetch(job('obscura', { url: `${site.origin}/static`, headless: false }), context()));
+    const obscura = new BrowserEngine({ name: 'obscura', guard: fixture.guard, capacity: 1 });
+    const failure = await failureOf(obscura.fetch(job('obscura', { url: `${fixture.site.origin}/static`, headless: false }), context()));
     expect(failure.code).toBe('ERR::REQUEST::CAPABILITY_UNSUPPORTED');
     await obscura.stop();
   });

@@ -1,7 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { SCRAPE_JOB_TYPE, type ScrapeJob } from '../../lib/protocol/index.js';
+import { afterAll, beforeAll } from 'vitest';
+import { BrowserEngine } from '../../worker/browser/render-engine.js';
+import { EgressGuard } from '../../worker/egress/guard.js';
 import type { EngineContext } from '../../worker/engine.js';
+import { startJsSite, type JsSite } from '../support/js-pages.js';
 
 let sequence = 0;
 
@@ -60,4 +64,41 @@ export function running(pids: number[]): number[] {
       return false;
     }
   });
+}
+
+export interface BrowserEngineFixture {
+  readonly site: JsSite;
+  readonly guard: EgressGuard;
+  readonly engine: BrowserEngine;
+  render(params: Record<string, unknown>, budgetMs?: number): ReturnType<BrowserEngine['fetch']>;
+}
+
+/** One JS site, one egress guard (loopback allowed) and one engine for the whole file, started and stopped around it. */
+export function useBrowserEngine(name: 'obscura' | 'chromium'): BrowserEngineFixture {
+  let site: JsSite | undefined;
+  let guard: EgressGuard | undefined;
+  let engine: BrowserEngine | undefined;
+  beforeAll(async () => {
+    site = await startJsSite();
+    guard = await EgressGuard.start({ policy: { allowLoopback: true } });
+    engine = new BrowserEngine({ name, guard, capacity: 1 });
+    await engine.start();
+  }, 60_000);
+  afterAll(async () => {
+    await engine?.stop();
+    await guard?.close();
+    await site?.close();
+  });
+  return {
+    get site() {
+      return site!;
+    },
+    get guard() {
+      return guard!;
+    },
+    get engine() {
+      return engine!;
+    },
+    render: (params, budgetMs) => engine!.fetch(job(name, params, budgetMs), context()),
+  };
 }

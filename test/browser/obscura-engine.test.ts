@@ -1,32 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EgressGuard } from '../../worker/egress/guard.js';
-import { BrowserEngine } from '../../worker/browser/render-engine.js';
-import { CHALLENGE_PAGES, startJsSite, type JsSite } from '../support/js-pages.js';
-import { context, failureOf, job } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { CHALLENGE_PAGES } from '../support/js-pages.js';
+import { context, failureOf, job, useBrowserEngine } from './harness.js';
 
-let site: JsSite;
-let guard: EgressGuard;
-let engine: BrowserEngine;
-
-beforeAll(async () => {
-  site = await startJsSite();
-  guard = await EgressGuard.start({ policy: { allowLoopback: true } });
-  engine = new BrowserEngine({ name: 'obscura', guard, capacity: 1 });
-  await engine.start();
-}, 60_000);
-
-afterAll(async () => {
-  await engine?.stop();
-  await guard?.close();
-  await site?.close();
-});
-
-const render = (params: Record<string, unknown>, budgetMs?: number) =>
-  engine.fetch(job('obscura', params, budgetMs), context());
+const fixture = useBrowserEngine('obscura');
+const { render } = fixture;
 
 describe('obscura engine', { timeout: 30_000 }, () => {
   it('returns the DOM after client-side rendering', async () => {
-    const page = await render({ url: `${site.origin}/client-rendered` });
+    const page = await render({ url: `${fixture.site.origin}/client-rendered` });
     expect(page.status).toBe(200);
     expect(page.mediaType).toBe('text/html');
     expect(page.text).toContain('<h1 id="title">Rendered by JS</h1>');
@@ -35,45 +16,45 @@ describe('obscura engine', { timeout: 30_000 }, () => {
   });
 
   it('waits for a selector that appears late', async () => {
-    const page = await render({ url: `${site.origin}/delayed`, wait_for: '#late' });
+    const page = await render({ url: `${fixture.site.origin}/delayed`, wait_for: '#late' });
     expect(page.text).toContain('Late content');
     expect(page.warnings).toEqual([]);
   });
 
   it('returns the page as it stood with RENDER_DEGRADED when wait_for never appears', async () => {
-    const page = await render({ url: `${site.origin}/static`, wait_for: '#never', wait_for_timeout: 300 });
+    const page = await render({ url: `${fixture.site.origin}/static`, wait_for: '#never', wait_for_timeout: 300 });
     expect(page.text).toContain('Static page');
     expect(page.warnings).toContain('RENDER_DEGRADED');
   });
 
   it('fails with 504 UPSTREAM::TIMEOUT when the budget runs out while waiting', async () => {
-    const failure = await failureOf(render({ url: `${site.origin}/static`, wait_for: '#never', wait_for_timeout: 60_000 }, 2_500));
+    const failure = await failureOf(render({ url: `${fixture.site.origin}/static`, wait_for: '#never', wait_for_timeout: 60_000 }, 2_500));
     expect(failure.code).toBe('ERR::UPSTREAM::TIMEOUT');
   });
 
   it('blocks images by default and loads them with block_resources none', async () => {
-    const before = site.hits('/img.png');
-    await render({ url: `${site.origin}/images` });
-    expect(site.hits('/img.png')).toBe(before);
-    await render({ url: `${site.origin}/images`, block_resources: [] });
-    expect(site.hits('/img.png')).toBe(before + 1);
+    const before = fixture.site.hits('/img.png');
+    await render({ url: `${fixture.site.origin}/images` });
+    expect(fixture.site.hits('/img.png')).toBe(before);
+    await render({ url: `${fixture.site.origin}/images`, block_resources: [] });
+    expect(fixture.site.hits('/img.png')).toBe(before + 1);
   });
 
   it('an explicit block list replaces the default', async () => {
-    const page = await render({ url: `${site.origin}/xhr`, block_resources: ['fetch'], wait_for: '#out:not(:empty)' });
+    const page = await render({ url: `${fixture.site.origin}/xhr`, block_resources: ['fetch'], wait_for: '#out:not(:empty)' });
     expect(page.text).toContain('pong');
     expect(page.text).not.toContain('hello from fetch');
   });
 
   it('sends custom headers to the target', async () => {
-    const page = await render({ url: `${site.origin}/echo-headers`, custom_headers: { 'X-Trawler-Test': 'yes' } });
+    const page = await render({ url: `${fixture.site.origin}/echo-headers`, custom_headers: { 'X-Trawler-Test': 'yes' } });
     expect(page.mediaType).toBe('application/json');
     const echoed = JSON.parse(page.text ?? '{}') as { headers: Record<string, string> };
     expect(echoed.headers['x-trawler-test']).toBe('yes');
   });
 
   it('records fetch and XHR responses under network', async () => {
-    const page = await render({ url: `${site.origin}/xhr`, wait_for: '#out:not(:empty)', network_capture: {} });
+    const page = await render({ url: `${fixture.site.origin}/xhr`, wait_for: '#out:not(:empty)', network_capture: {} });
     const entries = page.network as Array<{ url: string; method: string; status: number; body: string; resource_type: string }>;
     const data = entries.find((e) => e.url.endsWith('/api/data'));
     const xhr = entries.find((e) => e.url.endsWith('/api/xhr'));
@@ -84,7 +65,7 @@ describe('obscura engine', { timeout: 30_000 }, () => {
 
   it('filters network capture by url and method', async () => {
     const page = await render({
-      url: `${site.origin}/xhr`,
+      url: `${fixture.site.origin}/xhr`,
       wait_for: '#out:not(:empty)',
       network_capture: { url_pattern: '*/api/*', methods: ['post'], include_bodies: false },
     });
@@ -94,15 +75,15 @@ describe('obscura engine', { timeout: 30_000 }, () => {
   });
 
   it('keeps the page inside the egress policy: no private address, file:, popup or download escapes', async () => {
-    const page = await render({ url: `${site.origin}/ssrf`, block_resources: [] });
+    const page = await render({ url: `${fixture.site.origin}/ssrf`, block_resources: [] });
     expect(page.text).toContain('still here');
     expect(page.text).not.toContain('root:');
-    expect(site.privateConnections()).toBe(0);
+    expect(fixture.site.privateConnections()).toBe(0);
   });
 
   it('cannot navigate the page to file: or chrome: URLs', async () => {
     const page = await render({
-      url: `${site.origin}/static`,
+      url: `${fixture.site.origin}/static`,
       actions: [
         { type: 'evaluate', script: 'location.href = "file:///etc/passwd"; 1' },
         { type: 'evaluate', script: 'window.open("chrome://version"); location.href = "chrome://settings"; 2' },
@@ -110,34 +91,34 @@ describe('obscura engine', { timeout: 30_000 }, () => {
         { type: 'evaluate', script: 'location.href' },
       ],
     });
-    expect(page.actionResults).toEqual([1, 2, `${site.origin}/static`]);
+    expect(page.actionResults).toEqual([1, 2, `${fixture.site.origin}/static`]);
     expect(page.text).toContain('Static page');
     expect(page.text).not.toContain('root:');
   });
 
   it('answers SSRF_BLOCKED when the main document redirects to a private address', async () => {
-    const failure = await failureOf(render({ url: `${site.origin}/redirect-private` }));
+    const failure = await failureOf(render({ url: `${fixture.site.origin}/redirect-private` }));
     expect(failure.code).toBe('ERR::SECURITY::SSRF_BLOCKED');
-    expect(site.privateConnections()).toBe(0);
+    expect(fixture.site.privateConnections()).toBe(0);
   });
 
   it('does not carry cookies or storage from one request to the next', async () => {
     const first = await render({
-      url: `${site.origin}/static`,
+      url: `${fixture.site.origin}/static`,
       actions: [{ type: 'evaluate', script: 'document.cookie = "seen=1"; localStorage.setItem("k", "v"); document.cookie' }],
     });
     expect(first.actionResults).toEqual(['seen=1']);
     const second = await render({
-      url: `${site.origin}/static`,
+      url: `${fixture.site.origin}/static`,
       actions: [{ type: 'evaluate', script: '[document.cookie, localStorage.getItem("k")]' }],
     });
     expect(second.actionResults).toEqual([['', null]]);
   });
 
   it('loads a session\'s cookies and returns the state after the render', async () => {
-    const origin = new URL(site.origin);
+    const origin = new URL(fixture.site.origin);
     const sessionJob = job('obscura', {
-      url: `${site.origin}/static`,
+      url: `${fixture.site.origin}/static`,
       actions: [{ type: 'evaluate', script: 'const had = document.cookie; document.cookie = "added=2"; had' }],
     });
     sessionJob.session = {
@@ -146,14 +127,14 @@ describe('obscura engine', { timeout: 30_000 }, () => {
       local_storage: {},
       session_storage: {},
     };
-    const page = await engine.fetch(sessionJob, context());
+    const page = await fixture.engine.fetch(sessionJob, context());
     expect(page.actionResults).toEqual(['kept=1']);
     const names = (page.session?.cookies ?? []).map((c) => c.name).sort();
     expect(names).toEqual(['added', 'kept']);
   });
 
   it.each(Object.keys(CHALLENGE_PAGES))('recognises the %s challenge page', async (vendor) => {
-    const page = await render({ url: `${site.origin}/challenge/${vendor}` });
+    const page = await render({ url: `${fixture.site.origin}/challenge/${vendor}` });
     expect(page.blocked?.vendor).toBe(vendor);
   });
 });

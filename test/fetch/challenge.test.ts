@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { detectChallenge } from '../../worker/challenge/detect.js';
-import { EgressGuard } from '../../worker/egress/guard.js';
-import { FetchEngine } from '../../worker/fetch/fetch-engine.js';
 import { CHALLENGE_PAGES, NOT_CHALLENGE_PAGES } from '../support/challenge-pages.js';
-import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { engineContext, fetchJob } from './helpers.js';
+import { engineContext, fetchJob, useFetchEngine } from './helpers.js';
 
 const EXPECTED_VENDOR: Record<string, string> = {
   cloudflare: 'cloudflare',
@@ -39,29 +36,17 @@ describe('detectChallenge', () => {
 });
 
 describe('fetch engine sets blocked', () => {
-  const policy = { allowLoopback: true };
-  let site: TargetSite;
-  let guard: EgressGuard;
-  let engine: FetchEngine;
-  beforeAll(async () => {
-    site = await startTargetSite();
-    guard = await EgressGuard.start({ policy });
-    engine = new FetchEngine({ guard, policy });
-  });
-  afterAll(async () => {
-    await guard.close();
-    await site.close();
-  });
+  const fixture = useFetchEngine();
 
   it('returns the challenge page with blocked set and the attempt marked', async () => {
-    const page = await engine.fetch(fetchJob({ url: `${site.origin}/challenge/cloudflare` }), engineContext());
+    const page = await fixture.engine.fetch(fetchJob({ url: `${fixture.site.origin}/challenge/cloudflare` }), engineContext());
     expect(page.status).toBe(403);
     expect(page.blocked).toEqual({ vendor: 'cloudflare', signal: expect.any(String), rule: 'cloudflare-mitigated-header' });
     expect(page.attempts.at(-1)?.outcome).toBe('challenge');
   });
 
   it('leaves a bare 403 unblocked', async () => {
-    const page = await engine.fetch(fetchJob({ url: `${site.origin}/bare-403` }), engineContext());
+    const page = await fixture.engine.fetch(fetchJob({ url: `${fixture.site.origin}/bare-403` }), engineContext());
     expect(page.status).toBe(403);
     expect(page.blocked).toBeNull();
   });

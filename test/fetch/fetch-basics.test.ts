@@ -1,34 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EgressGuard } from '../../worker/egress/guard.js';
-import { FetchEngine } from '../../worker/fetch/fetch-engine.js';
-import { startTargetSite, SIMPLE_HTML, COMPRESSED_TEXT, TINY_PDF, type TargetSite } from '../support/target-site.js';
-import { engineContext, fetchJob, rejection } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { SIMPLE_HTML, COMPRESSED_TEXT, TINY_PDF } from '../support/target-site.js';
+import { engineContext, fetchJob, rejection, useFetchEngine } from './helpers.js';
 
-const policy = { allowLoopback: true };
-let site: TargetSite;
-let guard: EgressGuard;
-let engine: FetchEngine;
-
-beforeAll(async () => {
-  site = await startTargetSite();
-  guard = await EgressGuard.start({ policy });
-  engine = new FetchEngine({ guard, policy });
-});
-afterAll(async () => {
-  await guard.close();
-  await site.close();
-});
+const fixture = useFetchEngine();
 
 describe.each([true, false])('fetch engine, impersonate=%s', (impersonate) => {
   const get = (path: string, extra: Record<string, unknown> = {}) =>
-    engine.fetch(fetchJob({ url: `${site.origin}${path}`, impersonate, ...extra }), engineContext());
+    fixture.engine.fetch(fetchJob({ url: `${fixture.site.origin}${path}`, impersonate, ...extra }), engineContext());
 
   it('returns the page with status, media type and decoded text', async () => {
     const page = await get('/');
     expect(page.status).toBe(200);
     expect(page.mediaType).toBe('text/html');
     expect(page.text).toBe(SIMPLE_HTML);
-    expect(page.finalUrl).toBe(`${site.origin}/`);
+    expect(page.finalUrl).toBe(`${fixture.site.origin}/`);
     expect(page.blocked).toBeNull();
     expect(page.proxy).toEqual({ source: 'direct', endpoint: null, country: null });
     expect(page.attempts).toEqual([expect.objectContaining({ n: 1, engine: 'fetch', outcome: 'ok', error_code: null })]);
