@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { DEFAULT_SCRAPE_PARAMS } from '../../lib/scrape/defaults.js';
+import { defaultScrapeParams } from '../../lib/scrape/defaults.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { ContentInput } from '../../worker/content/pipeline.js';
 
@@ -9,7 +9,7 @@ export function fixture(name: string): string {
 
 export function params(overrides: Partial<ScrapeParams> = {}): ScrapeParams {
   return {
-    ...DEFAULT_SCRAPE_PARAMS,
+    ...defaultScrapeParams(),
     url: 'https://example.com/page',
     ...overrides,
   };
