@@ -5,7 +5,6 @@ import { ENGINE_NAMES, type EngineName } from '../lib/protocol/index.js';
 import { embeddedEngines, RUNNABLE_ENGINES } from '../worker/engines.js';
 import { runKeysCommand, runOrgsCommand, runMigrate } from './admin.js';
 import { serve } from './serve.js';
-import { OperatorConfigError } from '../operator/config.js';
 
 const USAGE = `usage: trawler <command>
 
@@ -66,7 +65,7 @@ export class UsageError extends Error {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError || error instanceof ConfigError || error instanceof OperatorConfigError) {
+  if (error instanceof UsageError || error instanceof ConfigError) {
     process.stderr.write(`trawler: ${error.message}\n\n${USAGE}\n`);
     process.exit(2);
   }

@@ -4,10 +4,13 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-const optionalUrl = z
+/** A setting that may be unset or blank (both mean absent); surrounding spaces are dropped. */
+export const optionalText = z
   .string()
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+export const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
 
 /**
  * Every setting of every program, read once from the environment at start and passed in.
@@ -17,13 +20,13 @@ export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
   DATA_DIR: z.string().default('./data'),
-  DATABASE_URL: optionalUrl,
-  NATS_URL: optionalUrl,
+  DATABASE_URL: optionalText,
+  NATS_URL: optionalText,
   /** Prefix for every NATS subject, so several deployments can share one NATS server. */
   NATS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
   DOCS_URL: z.string().url().default('https://docs.trawler.dev'),
   TRAWLER_BOOTSTRAP_KEY: z.string().optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: LogLevelSchema,
   /** Test-only: allow targets at exactly 127.0.0.1. Off by default; the SSRF policy blocks loopback. */
   TRAWLER_ALLOW_LOOPBACK_TARGETS: bool.default(false),
   /** Seconds an API-key lookup may be served from the gateway's cache (revocation bound is 60 s). */
@@ -42,7 +45,7 @@ export const ConfigSchema = z.object({
   EMBEDDED_ENGINES: z.string().default('auto'),
   CHROMIUM_PATH: z.string().optional(),
   OBSCURA_PATH: z.string().optional(),
-  OBSCURA_CDP_URL: optionalUrl,
+  OBSCURA_CDP_URL: optionalText,
   REQUEST_LOG_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
   /** Monthly allowance given to organizations created by bootstrap or the CLI, whole credits. */
   DEFAULT_MONTHLY_CREDITS: z.coerce.number().int().min(0).default(100_000),
@@ -69,10 +72,15 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
-  const parsed = ConfigSchema.safeParse(env);
+  return parseEnvironment(ConfigSchema, env, 'configuration');
+}
+
+/** Parses one program's settings from the environment, failing with every bad setting named. */
+export function parseEnvironment<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv, what: string): z.output<T> {
+  const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+    throw new ConfigError(`invalid ${what}:\n${lines.join('\n')}`);
   }
   return parsed.data;
 }

@@ -1,17 +1,12 @@
 import { z } from 'zod';
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const optionalText = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+import { LogLevelSchema, optionalText, parseEnvironment } from '../lib/config.js';
 
 /**
  * The operator's settings, read once from the environment at start (docs/operator.md lists them).
  * The Kubernetes connection itself comes from KUBECONFIG or the in-cluster service account.
  */
 export const OperatorConfigSchema = z.object({
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  LOG_LEVEL: LogLevelSchema,
   /** Namespace to watch; empty: every namespace. */
   WATCH_NAMESPACE: z.string().default(''),
   /** Address and port of the operator's /metrics, /healthz and /readyz. */
@@ -33,15 +28,6 @@ export const OperatorConfigSchema = z.object({
 
 export type OperatorConfig = z.infer<typeof OperatorConfigSchema>;
 
-export class OperatorConfigError extends Error {
-  override name = 'OperatorConfigError';
-}
-
 export function loadOperatorConfig(env: NodeJS.ProcessEnv): OperatorConfig {
-  const parsed = OperatorConfigSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new OperatorConfigError(`invalid operator configuration:\n${lines.join('\n')}`);
-  }
-  return parsed.data;
+  return parseEnvironment(OperatorConfigSchema, env, 'operator configuration');
 }
