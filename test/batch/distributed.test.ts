@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, newId } from '../../lib/ids.js';
 import { byMessage, startProgram, type Program } from '../support/programs.js';
 import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+import { until } from '../support/poll.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 
 // Under CI=true a missing PostgreSQL or NATS throws here and fails the run instead of skipping.
@@ -33,15 +34,7 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
     METRICS_PORT: '0',
   });
 
-  async function until<T>(probe: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (done(value)) return value;
-      if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+
 
   const authed = (init: RequestInit = {}): RequestInit => ({ ...init, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' } });
 
@@ -67,7 +60,7 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
     programs.push(program);
     const listening = await program.waitForLog(byMessage('gateway listening'));
     const gateway = { program, url: String(listening.url) };
-    await until(() => getJson(gateway, '/v1/workers'), (body) => (body.workers as unknown[]).length === 1);
+    await until(() => getJson(gateway, '/v1/workers'), (body) => (body.workers as unknown[]).length === 1, 15_000);
     return gateway;
   }
 
@@ -141,6 +134,7 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
         return getJson(b, `/v1/batch/${id}`);
       },
       (j) => TERMINAL.includes(j.status as string),
+      15_000,
     );
     expect(job.status).toBe('completed');
     expect([...owners].sort()).toEqual([a.program.process.pid, b.program.process.pid].sort());
@@ -167,7 +161,7 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
     const id = await submit(a, { urls, concurrency: 5 });
 
     // Five items reach the target (the job's concurrency); the gateway dies while they run.
-    await until(() => site.hits('/slow') - hitsBefore, (hits) => hits >= 5);
+    await until(() => site.hits('/slow') - hitsBefore, (hits) => hits >= 5, 15_000);
     await stop(a, 'SIGKILL');
     const orphaned = await runningItems(id);
     expect(orphaned.length).toBe(5);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, newId } from '../../lib/ids.js';
 import { byMessage, startProgram, type Program } from '../support/programs.js';
 import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+import { until } from '../support/poll.js';
 import { SIMPLE_HTML, startTargetSite, type TargetSite } from '../support/target-site.js';
 
 // Under CI=true a missing PostgreSQL or NATS throws here and fails the run instead of skipping.
@@ -46,15 +47,7 @@ describe.skipIf(!available)('distributed mode: gateway and worker as separate pr
     return ((await response.json()) as { workers: Array<{ id: string; engine: string; status: string }> }).workers;
   }
 
-  async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (done(value)) return value;
-      if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+
 
   beforeAll(async () => {
     [database, site] = await Promise.all([createTestDatabase(), startTargetSite()]);
