@@ -40,3 +40,10 @@ export function hashApiKey(secret: string): string {
 export function keyDisplayPrefix(secret: string): string {
   return secret.slice(0, KEY_DISPLAY_LENGTH);
 }
+
+/** Query-string key parameters (SPEC.md Authentication 2): read on /v1/browser only, ignored everywhere else. */
+export const QUERY_KEY_PARAMETERS: readonly string[] = ['apikey', 'api_key'];
+
+export function isQueryKeyParameter(name: string): boolean {
+  return QUERY_KEY_PARAMETERS.includes(name);
+}

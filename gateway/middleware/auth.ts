@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ServiceError } from '../../lib/errors/index.js';
+import { QUERY_KEY_PARAMETERS } from '../../lib/ids.js';
 import type { Scope } from '../../lib/store/accounts.js';
 import type { KeyResolver, Principal } from '../auth/key-resolver.js';
 
@@ -12,7 +13,7 @@ export function authenticate(resolver: KeyResolver, queryKeyPath: string) {
     try {
       let authorization = req.headers.authorization;
       if (!authorization && req.originalUrl.split('?')[0] === queryKeyPath) {
-        const key = req.query.apikey ?? req.query.api_key;
+        const key = QUERY_KEY_PARAMETERS.map((name) => req.query[name]).find((value) => value !== undefined);
         if (typeof key === 'string' && key !== '') authorization = `Bearer ${key}`;
       }
       res.locals.principal = await resolver.resolve(authorization);

@@ -1,11 +1,11 @@
 import { ServiceError } from '../../lib/errors/index.js';
+import { isQueryKeyParameter } from '../../lib/ids.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
 /** Query parameters of GET /v1/requests. SPEC.md says query-string keys are ignored, so they are not unknown. */
 const LIST_PARAMETERS = ['all_projects', 'limit', 'status', 'only_errors', 'before', 'before_id'];
-const IGNORED_PARAMETERS = ['apikey', 'api_key'];
 
 export interface RequestLogListQuery {
   allProjects: boolean;
@@ -46,7 +46,7 @@ export function parseListQuery(query: Record<string, unknown>): RequestLogListQu
 
 export function rejectUnknownParameters(query: Record<string, unknown>, known: string[]): void {
   for (const name of Object.keys(query)) {
-    if (!known.includes(name) && !IGNORED_PARAMETERS.includes(name)) {
+    if (!known.includes(name) && !isQueryKeyParameter(name)) {
       throw invalid(name, 'is not a parameter of this route');
     }
   }

@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { ServiceError } from '../../lib/errors/index.js';
+import { isQueryKeyParameter } from '../../lib/ids.js';
 import { MICRO_PER_CREDIT } from '../../lib/protocol/index.js';
 import { allowancePeriod, isoDate } from '../../lib/store/allowance-period.js';
 import { periodUsage } from '../../lib/store/credits.js';
@@ -123,7 +124,7 @@ export function usageRoutes(context: GatewayContext): Router {
 
 /** Query-string keys are ignored here as on every route but /v1/browser (SPEC.md Authentication 2). */
 function parse<T extends z.ZodType>(schema: T, req: Request): z.output<T> {
-  const { apikey: _apikey, api_key: _apiKey, ...query } = req.query as Record<string, unknown>;
+  const query = Object.fromEntries(Object.entries(req.query as Record<string, unknown>).filter(([name]) => !isQueryKeyParameter(name)));
   const result = schema.safeParse(query);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -1,8 +1,7 @@
 import { ServiceError } from '../errors/index.js';
+import { isQueryKeyParameter } from '../ids.js';
 import { QUERY_ENCODING, URL_MAX_CHARS, type QueryEncoding } from './fields.js';
 
-/** SPEC.md "Authentication" 2: query-string keys are ignored on this route (never used, never an error). */
-const IGNORED_QUERY_KEYS: ReadonlySet<string> = new Set(['apikey', 'api_key']);
 
 function invalid(detail: string): ServiceError {
   return new ServiceError('ERR::REQUEST::INVALID_PARAMETER', detail);
@@ -67,7 +66,8 @@ function decodeValue(name: string, encoding: QueryEncoding, raw: string): unknow
 export function decodeScrapeQuery(query: Record<string, unknown>): Record<string, unknown> {
   const decoded: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(query)) {
-    if (IGNORED_QUERY_KEYS.has(name.toLowerCase())) continue;
+    // Query-string keys are ignored on this route: never used, never an error.
+    if (isQueryKeyParameter(name.toLowerCase())) continue;
     if (Array.isArray(value)) throw invalid(`${name}: given more than once; send it once (lists are comma-separated)`);
     if (typeof value !== 'string') throw invalid(`${name}: malformed query parameter`);
     if (name === 'url' && value.length > URL_MAX_CHARS) {

@@ -69,6 +69,12 @@ describe('usage (scope read)', () => {
     });
   });
 
+  it('ignores query-string keys as every route but /v1/browser does', async () => {
+    for (const path of ['/v1/usage?apikey=x', '/v1/usage/summary?api_key=x', '/v1/usage/reconciliation?apikey=x']) {
+      expect((await get(path)).response.status, path).toBe(200);
+    }
+  });
+
   it('refuses unknown parameters and bad values with 400 naming them', async () => {
     for (const [path, name] of [
       ['/v1/usage?month=1', 'month'],
