@@ -5,6 +5,7 @@ import { sendProblem, logUnexpected } from './http-errors.js';
 import { authenticate } from './middleware/auth.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
+import { urlInput } from './middleware/url-input.js';
 import { recordRequests } from './request-log/record-requests.js';
 import { fleetRoutes } from './routes/fleet.js';
 import { healthRoutes } from './routes/health.js';
@@ -26,7 +27,7 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.use(requestId(context.logger));
   app.use(observe(context));
   app.use(healthRoutes(context, state));
-  app.use('/v1', authenticate(context.keys, BROWSER_PATH), recordRequests(context), rateLimit(context));
+  app.use('/v1', authenticate(context.keys, BROWSER_PATH), recordRequests(context), rateLimit(context), urlInput());
   app.use(scrapeRoutes(context));
   app.use(fleetRoutes(context));
   app.use(requestLogRoutes(context));

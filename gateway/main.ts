@@ -6,6 +6,7 @@ import type { Logger } from '../lib/log.js';
 import type { Db } from '../lib/store/db.js';
 import { releaseStaleReservations } from '../lib/store/credits.js';
 import { createApp } from './app.js';
+import { answerMalformedRequests } from './client-error.js';
 import { startRequestLogPurge } from './request-log/purge.js';
 import { startBatchDispatcher } from './batch/dispatcher.js';
 import { startWebhookDeliverer } from './webhooks/deliverer.js';
@@ -56,6 +57,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   let draining = false;
   const app = createApp(context, { draining: () => draining });
   const server = createServer(app);
+  answerMalformedRequests(server, deps.config.DOCS_URL, deps.logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.config.PORT, deps.config.HOST, () => resolve());

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableString } from '../../lib/validation/storable.js';
 import type { EgressPolicy } from '../../lib/egress/policy.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { checkMaxCost, reservationMicro } from '../../lib/scrape/cost.js';
@@ -17,10 +18,11 @@ export const DEFAULT_PRIORITY = 100;
 export const DEFAULT_MAX_ATTEMPTS = 3;
 const NAME_MAX_CHARS = 256;
 const EXTERNAL_ID_MAX_CHARS = 1024;
+const WEBHOOK_ID_MAX_CHARS = 64;
 
 /** Batch body fields that are not scrape parameters (SPEC.md "POST /v1/batch"). */
 const RunControlsSchema = z.strictObject({
-  name: z.string().max(NAME_MAX_CHARS).nullish(),
+  name: storableString().max(NAME_MAX_CHARS).nullish(),
   urls: z.array(z.unknown()).nullish(),
   items: z.array(z.unknown()).nullish(),
   concurrency: z.number().int().nullish(),
@@ -28,7 +30,7 @@ const RunControlsSchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(10).nullish(),
   failure_threshold: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
   credit_budget: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER / 1_000_000).nullish(),
-  webhook_endpoint_id: z.string().nullish(),
+  webhook_endpoint_id: storableString().max(WEBHOOK_ID_MAX_CHARS).nullish(),
   open: z.boolean().nullish(),
 });
 type RunControls = z.infer<typeof RunControlsSchema>;
@@ -36,7 +38,7 @@ const RUN_CONTROL_NAMES = new Set(Object.keys(RunControlsSchema.shape));
 
 const ItemSchema = z.looseObject({
   url: z.string({ error: 'must be a string' }),
-  external_id: z.string().max(EXTERNAL_ID_MAX_CHARS).nullish(),
+  external_id: storableString().max(EXTERNAL_ID_MAX_CHARS).nullish(),
 });
 
 export interface ParsedItem {
