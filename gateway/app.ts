@@ -4,6 +4,7 @@ import type { GatewayContext } from './context.js';
 import { sendProblem, logUnexpected } from './http-errors.js';
 import { authenticate } from './middleware/auth.js';
 import { rateLimit } from './middleware/rate-limit.js';
+import { httpFraming } from './middleware/http-framing.js';
 import { requestId } from './middleware/request-id.js';
 import { urlInput } from './middleware/url-input.js';
 import { recordRequests } from './request-log/record-requests.js';
@@ -25,6 +26,7 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId(context.logger));
+  app.use(httpFraming());
   app.use(observe(context));
   app.use(healthRoutes(context, state));
   app.use('/v1', authenticate(context.keys, BROWSER_PATH), recordRequests(context), rateLimit(context), urlInput());

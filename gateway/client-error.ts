@@ -1,5 +1,6 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, RequestListener, Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ServiceError, problemBody } from '../lib/errors/index.js';
 import { newId } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
@@ -28,13 +29,12 @@ interface ParserError extends Error {
 }
 
 /**
- * The answer to a request Node's HTTP parser refused before any route saw it: a catalogue problem
- * (400 ERR::REQUEST::INVALID; the catalogue has no 408, 414 or 431) with its own X-Request-Id, then
- * the connection is closed, since what follows on it cannot be framed. Nothing reaches the request
- * log: no key was read, so the record could belong to no organization (docs/platform.md).
+ * The raw answer to a request no route can see: a catalogue problem (400 ERR::REQUEST::INVALID; the
+ * catalogue has no 408, 414 or 431) with its own X-Request-Id, closing the connection, since what
+ * follows on it cannot be framed. Nothing reaches the request log: no key was read, so the record
+ * could belong to no organization (docs/platform.md "Malformed HTTP").
  */
-export function malformedRequestAnswer(error: ParserError, docsUrl: string, requestId = newId()): Buffer {
-  const detail = PARSER_DETAILS[error.code ?? ''] ?? 'The request is not well-formed HTTP/1.1';
+export function rawProblemAnswer(detail: string, docsUrl: string, requestId: string): Buffer {
   const problem = problemBody(new ServiceError('ERR::REQUEST::INVALID', detail), { docsUrl, requestId });
   const body = JSON.stringify(problem);
   const head = [
@@ -49,8 +49,12 @@ export function malformedRequestAnswer(error: ParserError, docsUrl: string, requ
   return Buffer.from(head + body, 'utf8');
 }
 
-/** Installs the clientError path on the gateway's server. */
-export function answerMalformedRequests(server: Server, docsUrl: string, logger: Logger): void {
+/**
+ * Installs the answers for what Node's HTTP layer would otherwise answer bare or not at all: requests
+ * its parser refuses (`clientError`) and CONNECT (this is no proxy). Expectations and a missing Host
+ * are left to the app (gateway/middleware/http-framing.ts), which answers them like any other error.
+ */
+export function answerMalformedRequests(server: Server, app: RequestListener, docsUrl: string, logger: Logger): void {
   server.on('clientError', (error: ParserError, socket: Socket) => {
     // A response already under way on this socket cannot be followed by another one.
     const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
@@ -60,6 +64,11 @@ export function answerMalformedRequests(server: Server, docsUrl: string, logger:
     }
     const requestId = newId();
     logger.info({ request_id: requestId, code: error.code, reason: error.reason }, 'malformed request refused');
-    socket.end(malformedRequestAnswer(error, docsUrl, requestId));
+    const detail = PARSER_DETAILS[error.code ?? ''] ?? 'The request is not well-formed HTTP/1.1';
+    socket.end(rawProblemAnswer(detail, docsUrl, requestId));
   });
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.end(rawProblemAnswer('CONNECT is not served: this is an API, not a proxy', docsUrl, newId()));
+  });
+  server.on('checkExpectation', app);
 }

@@ -56,8 +56,9 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   };
   let draining = false;
   const app = createApp(context, { draining: () => draining });
-  const server = createServer(app);
-  answerMalformedRequests(server, deps.config.DOCS_URL, deps.logger);
+  // A request without Host reaches the app, which refuses it with a problem body (http-framing.ts).
+  const server = createServer({ requireHostHeader: false }, app);
+  answerMalformedRequests(server, app, deps.config.DOCS_URL, deps.logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.config.PORT, deps.config.HOST, () => resolve());
