@@ -146,7 +146,7 @@ export const ScrapeInputSchema = z.strictObject({
   proxy_country: proxyCountryField.nullish(),
   proxy: storableString().min(1).max(2048).nullish(),
   proxy_verify: z.boolean().nullish(),
-  session_id: storableString().max(STRING_ID_MAX_CHARS).nullish(),
+  session_id: storableString().nullish(),
   sticky_key: storableString().min(1).max(STRING_ID_MAX_CHARS).nullish(),
   wait: z.number().int().min(0).max(WAIT_MAX_MS).nullish(),
   wait_for: selector.nullish(),

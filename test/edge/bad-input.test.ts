@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isUlid } from '../../lib/ids.js';
+import { startCountingListener } from '../egress/counting-listener.js';
 import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
-import { bodyProbes, dateProbes, urlProbes, type Fixtures, type Probe } from './forms.js';
+import { bodyProbes, dateProbes, edgeProbes, urlProbes, type Fixtures, type Probe } from './forms.js';
 
 let service: EmbeddedService;
 let fixtures: Fixtures;
@@ -41,6 +42,7 @@ async function send(probe: Probe): Promise<Outcome> {
   const detail = typeof body.detail === 'string' ? body.detail : '';
   const requestId = response.headers.get('x-request-id') ?? '';
   if (response.status !== 400) problems.push(`status ${response.status}`);
+  if (probe.code !== undefined && body.code !== probe.code) problems.push(`code ${String(body.code)}, not ${probe.code}`);
   if (!(response.headers.get('content-type') ?? '').startsWith('application/problem+json')) problems.push('not problem+json');
   if (!detail.includes(probe.field)) problems.push(`detail does not name ${probe.field}`);
   if (!isUlid(requestId) || body.request_id !== requestId) problems.push('no X-Request-Id matching the body');
@@ -78,6 +80,17 @@ describe('bad input on every route gets a 400 naming the field, never a 500 (iss
   it('out-of-range dates in every date parameter and cursor', async () => {
     const outcomes = await runTable(dateProbes());
     expect(outcomes.filter((o) => o.problems.length > 0), report(outcomes)).toEqual([]);
+  });
+
+  it('header values HTTP does not allow, port 0, IPv4-compatible IPv6 targets and over-long strings', async () => {
+    const listener = await startCountingListener('127.0.0.1');
+    try {
+      const outcomes = await runTable(edgeProbes(fixtures, listener.port));
+      expect(outcomes.filter((o) => o.problems.length > 0), report(outcomes)).toEqual([]);
+      expect(listener.connections()).toBe(0);
+    } finally {
+      await listener.close();
+    }
   });
 
   it('still serves the fixtures afterwards: nothing was changed by the refused requests', async () => {
