@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isUlid } from '../../lib/ids.js';
+import { insertRequestLog } from '../../lib/store/request-log.js';
+import { makeEntry } from '../request-log/fixtures.js';
 import { startCountingListener } from '../egress/counting-listener.js';
 import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { bodyProbes, dateProbes, edgeProbes, urlProbes, type Fixtures, type Probe } from './forms.js';
@@ -91,6 +93,16 @@ describe('bad input on every route gets a 400 naming the field, never a 500 (iss
     } finally {
       await listener.close();
     }
+  });
+
+  it('writes a request-log record whatever text it holds, so its id resolves (item 5)', async () => {
+    const entry = { ...makeEntry(service.projectId, new Date(), 'rejected'), error_detail: 'bad a\u0000b \ud800', url: 'https://example.test/\udc00' };
+    entry.features = { ['k\u0000']: 'v\ud800' };
+    await insertRequestLog(service.db, entry, service.organizationId);
+    const response = await fetch(`${service.url}/v1/requests/${entry.id}`, authed(service.secret));
+    expect(response.status).toBe(200);
+    const stored = await response.json();
+    expect(stored).toMatchObject({ error_detail: 'bad a\uFFFDb \uFFFD', url: 'https://example.test/\uFFFD', features: { 'k\uFFFD': 'v\uFFFD' } });
   });
 
   it('still serves the fixtures afterwards: nothing was changed by the refused requests', async () => {
