@@ -4,7 +4,8 @@ import { insertRequestLog } from '../../lib/store/request-log.js';
 import { makeEntry } from '../request-log/fixtures.js';
 import { startCountingListener } from '../egress/counting-listener.js';
 import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
-import { bodyProbes, dateProbes, edgeProbes, urlProbes, type Fixtures, type Probe } from './forms.js';
+import { bodyProbes, urlProbes, type Fixtures, type Probe } from './forms.js';
+import { dateProbes, edgeProbes } from './more-forms.js';
 
 let service: EmbeddedService;
 let fixtures: Fixtures;
