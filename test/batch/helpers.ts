@@ -76,7 +76,7 @@ export async function ledger(service: EmbeddedService): Promise<{ spent: number;
 }
 
 /** Holds of unsuccessful items go back on a dispatcher pass after the item ends: poll until they have. */
-export async function ledgerOnceReleased(service: EmbeddedService, reserved: number, deadlineMs = 10_000): Promise<{ spent: number; reserved: number }> {
+export async function ledgerOnceReleased(service: EmbeddedService, reserved: number, deadlineMs = 60_000): Promise<{ spent: number; reserved: number }> {
   const until = Date.now() + deadlineMs;
   for (;;) {
     const now = await ledger(service);
