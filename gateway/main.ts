@@ -14,8 +14,7 @@ import { purgeCache } from './scrape/cache.js';
 import { purgeExpiredContexts } from '../lib/store/sessions.js';
 import { KeyResolver } from './auth/key-resolver.js';
 import type { GatewayContext } from './context.js';
-import { ConcurrencyLimiter } from './limits/concurrency.js';
-import { RateLimiter } from './limits/rate-limiter.js';
+import { createLimits, type GatewayLimits } from './limits/limits.js';
 import { WorkerDirectory } from './membership.js';
 import { WorkTracker } from './work-tracker.js';
 import { createGatewayMetrics } from './metrics.js';
@@ -27,6 +26,8 @@ export interface GatewayDeps {
   logger: Logger;
   registry: Registry;
   version: string;
+  /** Tests only: limiters of their own (default: createLimits for the store). */
+  limits?: GatewayLimits;
 }
 
 export interface RunningGateway {
@@ -49,8 +50,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     directory,
     metrics: createGatewayMetrics(deps.registry),
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
-    rateLimiter: new RateLimiter(),
-    concurrency: new ConcurrencyLimiter(),
+    ...(deps.limits ?? createLimits(deps.db, deps.logger)),
     egressPolicy: { allowLoopback: deps.config.TRAWLER_ALLOW_LOOPBACK_TARGETS },
     work: new WorkTracker(),
   };
@@ -94,6 +94,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
       clearTimeout(timer);
       // Handlers whose connection was cut at the deadline still settle holds and write their log.
       await context.work.drain(Math.max(0, deadline - Date.now()) + SETTLE_AFTER_GRACE_MS);
+      await context.concurrency.close();
       await directory.stop();
     },
   };

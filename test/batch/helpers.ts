@@ -44,7 +44,7 @@ export class BatchClient {
   }
 
   /** Polls the job until `done` holds, with a deadline (no fixed sleeps). */
-  async waitFor(id: string, done: (job: Json) => boolean, deadlineMs = 15_000): Promise<Json> {
+  async waitFor(id: string, done: (job: Json) => boolean, deadlineMs = 60_000): Promise<Json> {
     const until = Date.now() + deadlineMs;
     for (;;) {
       const job = await this.job(id);
@@ -76,7 +76,7 @@ export async function ledger(service: EmbeddedService): Promise<{ spent: number;
 }
 
 /** Holds of unsuccessful items go back on a dispatcher pass after the item ends: poll until they have. */
-export async function ledgerOnceReleased(service: EmbeddedService, reserved: number, deadlineMs = 10_000): Promise<{ spent: number; reserved: number }> {
+export async function ledgerOnceReleased(service: EmbeddedService, reserved: number, deadlineMs = 60_000): Promise<{ spent: number; reserved: number }> {
   const until = Date.now() + deadlineMs;
   for (;;) {
     const now = await ledger(service);

@@ -7,6 +7,7 @@ import type { EngineName } from '../../lib/protocol/index.js';
 import { bootstrapIfEmpty } from '../../lib/store/accounts.js';
 import type { Db } from '../../lib/store/db.js';
 import { openStore } from '../../lib/store/open.js';
+import type { GatewayLimits } from '../../gateway/limits/limits.js';
 import { startGateway, type RunningGateway } from '../../gateway/main.js';
 import { startWorkers, type RunningWorkers } from '../../worker/main.js';
 
@@ -28,7 +29,9 @@ export interface EmbeddedService {
  * The embedded default in this process: PGlite in memory, the in-process bus, a gateway on a random
  * loopback port, and the given engines. Loopback targets are allowed, as tests need.
  */
-export async function startEmbedded(options: { engines?: EngineName[]; env?: Record<string, string> } = {}): Promise<EmbeddedService> {
+export async function startEmbedded(
+  options: { engines?: EngineName[]; env?: Record<string, string>; limits?: GatewayLimits } = {},
+): Promise<EmbeddedService> {
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -49,7 +52,7 @@ export async function startEmbedded(options: { engines?: EngineName[]; env?: Rec
   const bus = new MemoryBus();
   const engines = options.engines ?? ['fetch'];
   const workers = engines.length > 0 ? await startWorkers({ config, bus, logger, registry, version: 'test' }, engines) : null;
-  const gateway = await startGateway({ config, db, bus, logger, registry, version: 'test' });
+  const gateway = await startGateway({ config, db, bus, logger, registry, version: 'test', limits: options.limits });
   return {
     url: gateway.url,
     secret: created.secret,
