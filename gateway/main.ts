@@ -7,7 +7,7 @@ import type { Db } from '../lib/store/db.js';
 import { releaseStaleReservations } from '../lib/store/credits.js';
 import { createApp } from './app.js';
 import { startRequestLogPurge } from './request-log/purge.js';
-import { startBatchDispatcher } from './batch/dispatcher.js';
+import { startBatchDispatcher, type DispatcherHooks } from './batch/dispatcher.js';
 import { startWebhookDeliverer } from './webhooks/deliverer.js';
 import { purgeCache } from './scrape/cache.js';
 import { purgeExpiredContexts } from '../lib/store/sessions.js';
@@ -26,6 +26,8 @@ export interface GatewayDeps {
   logger: Logger;
   registry: Registry;
   version: string;
+  /** Tests only: points where the batch dispatcher waits, to drive races deterministically. */
+  batchHooks?: DispatcherHooks;
 }
 
 export interface RunningGateway {
@@ -43,8 +45,9 @@ const SETTLE_AFTER_GRACE_MS = 5000;
 export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const directory = new WorkerDirectory(deps.bus);
   directory.start();
+  const { batchHooks, ...shared } = deps;
   const context: GatewayContext = {
-    ...deps,
+    ...shared,
     directory,
     metrics: createGatewayMetrics(deps.registry),
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
@@ -61,7 +64,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     server.listen(deps.config.PORT, deps.config.HOST, () => resolve());
   });
   const requestLogPurge = startRequestLogPurge(context);
-  const batchDispatcher = startBatchDispatcher(context);
+  const batchDispatcher = startBatchDispatcher(context, { hooks: batchHooks });
   const webhookDeliverer = startWebhookDeliverer(context);
   const sweeper = setInterval(() => {
     releaseStaleReservations(deps.db).catch((error: unknown) =>
