@@ -11,6 +11,7 @@ import type { EngineName } from '../lib/protocol/index.js';
 import { bootstrapIfEmpty } from '../lib/store/accounts.js';
 import type { Db } from '../lib/store/db.js';
 import { openStore } from '../lib/store/open.js';
+import { databasePoolSize } from '../lib/store/pool-sizing.js';
 import { packageVersion } from '../lib/version.js';
 import { startGateway } from '../gateway/main.js';
 import { startWorkers } from '../worker/main.js';
@@ -36,7 +37,11 @@ export async function serve(config: Config, role: Role, name: string): Promise<v
       logger.info({ engines: role.engines, transport: bus.transport }, 'workers started');
     }
     if (role.gateway) {
-      db = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+      db = await openStore({
+        databaseUrl: config.DATABASE_URL,
+        dataDir: config.DATA_DIR,
+        pool: { size: databasePoolSize(config), timeoutMs: config.DATABASE_POOL_TIMEOUT_MS },
+      });
       await bootstrap(db, config, logger);
       const gateway = await startGateway({ config, db, bus, logger, registry, version });
       stops.unshift((grace) => gateway.stop(grace));

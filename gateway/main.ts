@@ -8,7 +8,7 @@ import { releaseStaleReservations } from '../lib/store/credits.js';
 import { createApp } from './app.js';
 import { answerMalformedRequests } from './client-error.js';
 import { startRequestLogPurge } from './request-log/purge.js';
-import { startBatchDispatcher } from './batch/dispatcher.js';
+import { startBatchDispatcher, type DispatcherHooks } from './batch/dispatcher.js';
 import { startWebhookDeliverer } from './webhooks/deliverer.js';
 import { purgeCache } from './scrape/cache.js';
 import { purgeExpiredContexts } from '../lib/store/sessions.js';
@@ -28,6 +28,8 @@ export interface GatewayDeps {
   version: string;
   /** Tests only: limiters of their own (default: createLimits for the store). */
   limits?: GatewayLimits;
+  /** Tests only: points where the batch dispatcher waits, to drive races deterministically. */
+  batchHooks?: DispatcherHooks;
 }
 
 export interface RunningGateway {
@@ -45,8 +47,9 @@ const SETTLE_AFTER_GRACE_MS = 5000;
 export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const directory = new WorkerDirectory(deps.bus);
   directory.start();
+  const { batchHooks, ...shared } = deps;
   const context: GatewayContext = {
-    ...deps,
+    ...shared,
     directory,
     metrics: createGatewayMetrics(deps.registry),
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
@@ -64,7 +67,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     server.listen(deps.config.PORT, deps.config.HOST, () => resolve());
   });
   const requestLogPurge = startRequestLogPurge(context);
-  const batchDispatcher = startBatchDispatcher(context);
+  const batchDispatcher = startBatchDispatcher(context, { hooks: batchHooks });
   const webhookDeliverer = startWebhookDeliverer(context);
   const sweeper = setInterval(() => {
     releaseStaleReservations(deps.db).catch((error: unknown) =>

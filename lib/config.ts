@@ -22,6 +22,10 @@ export const ConfigSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: optionalText,
   NATS_URL: optionalText,
+  /** PostgreSQL connections of one process; unset: 10 for requests plus the batch dispatcher's share (lib/store/pool-sizing.ts). */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(1000).optional(),
+  /** How long a request waits for a free PostgreSQL connection before a 503 naming the exhausted pool. */
+  DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /** Prefix for every NATS subject, so several deployments can share one NATS server. */
   NATS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
   DOCS_URL: z.string().url().default('https://docs.trawler.dev'),

@@ -3,7 +3,7 @@ import { storableString } from '../../lib/validation/storable.js';
 import type { EgressPolicy } from '../../lib/egress/policy.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { checkMaxCost, reservationMicro } from '../../lib/scrape/cost.js';
-import { planEngines, withoutClimb, type Deployment } from '../../lib/scrape/engine-selection.js';
+import { planEngines, withoutClimb, type Deployment, type SessionPin } from '../../lib/scrape/engine-selection.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
 import { parseScrapeBody, type ProjectDefaults } from '../../lib/scrape/params.js';
 
@@ -59,6 +59,8 @@ export interface SubmissionContext {
   projectDefaults: ProjectDefaults;
   egressPolicy: EgressPolicy;
   deployment: Deployment;
+  /** The session of a job with a top-level `session_id` (looked up by the caller): it pins the engine. */
+  session?: SessionPin;
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -116,6 +118,9 @@ function parseItem(raw: unknown, jobParams: Record<string, unknown>, context: Su
   const parsed = ItemSchema.safeParse(raw);
   if (!parsed.success) throw invalidParameter(parsed.error);
   const { url, external_id: externalId, ...overrides } = parsed.data;
+  if ('session_id' in overrides) {
+    throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', 'session_id: set it at the top level of the batch body (one session per job)');
+  }
   const sized = externalId === null || externalId === undefined ? overrides : { ...overrides, external_id: externalId };
   if (Buffer.byteLength(JSON.stringify(sized)) > MAX_ITEM_OVERRIDES_BYTES) {
     throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `overrides and external_id: at most ${MAX_ITEM_OVERRIDES_BYTES} bytes serialised`);
@@ -127,16 +132,20 @@ function parseItem(raw: unknown, jobParams: Record<string, unknown>, context: Su
 /** Validates one item's merged parameters and routes them; returns its dearest cost. */
 export function itemHoldMicro(merged: Record<string, unknown>, context: SubmissionContext): number {
   const params = parseScrapeBody(merged, { projectDefaults: context.projectDefaults, egressPolicy: context.egressPolicy });
-  if (params.session_id !== null) {
-    throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', 'session_id: not supported in batch jobs (a session is single-writer)');
-  }
-  const plan = withoutClimb(planEngines(params, context.deployment));
+  const plan = withoutClimb(planEngines(params, context.deployment, params.session_id === null ? undefined : context.session));
   checkMaxCost(plan, params);
   return reservationMicro(plan, params);
 }
 
-/** SPEC.md: below 1 becomes 1; above 50 becomes 50 with a warning. */
-export function effectiveConcurrency(requested: number | null | undefined): { concurrency: number; warning: string | null } {
+/**
+ * Below 1 becomes 1; above 50 becomes 50 with a warning. A job bound to a session runs its items one
+ * at a time through the session's single-writer lease: 1, with a warning when more was asked.
+ */
+export function effectiveConcurrency(requested: number | null | undefined, sessionId: string | null = null): { concurrency: number; warning: string | null } {
+  if (sessionId !== null) {
+    const warning = requested !== null && requested !== undefined && requested > 1 ? `concurrency ${requested} became 1: the job runs through session ${sessionId}` : null;
+    return { concurrency: 1, warning };
+  }
   const value = requested ?? DEFAULT_CONCURRENCY;
   if (value > MAX_CONCURRENCY) {
     return { concurrency: MAX_CONCURRENCY, warning: `concurrency ${value} was clamped to ${MAX_CONCURRENCY}` };

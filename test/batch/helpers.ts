@@ -11,6 +11,11 @@ export const BATCH_ENV = {
 
 export type Json = Record<string, unknown>;
 
+/** Bound for waits on a shared, loaded machine: generous, since only the state waited for matters. */
+export const SLOW_MACHINE_MS = 120_000;
+
+export const isTerminal = (job: Json): boolean => ['completed', 'failed', 'cancelled'].includes(job.status as string);
+
 export function startBatchService(env: Record<string, string> = {}): Promise<EmbeddedService> {
   return startEmbedded({ engines: ['fetch'], env: { ...BATCH_ENV, ...env } });
 }
