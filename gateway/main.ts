@@ -46,7 +46,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const context: GatewayContext = {
     ...deps,
     directory,
-    metrics: createGatewayMetrics(deps.registry),
+    metrics: createGatewayMetrics(deps.registry, { directory, db: deps.db }),
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
     rateLimiter: new RateLimiter(),
     concurrency: new ConcurrencyLimiter(),
