@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,15 +70,4 @@ export function declaredFamilies(text: string): Map<string, string> {
   const families = new Map<string, string>();
   for (const match of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) families.set(match[1]!, match[2]!);
   return families;
-}
-
-/** Runs `promtool check metrics` on an exposition; resolves with its exit code and what it printed. */
-export function promtoolCheckMetrics(text: string): Promise<{ code: number; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = execFile('promtool', ['check', 'metrics'], (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') return reject(error);
-      resolve({ code: error ? Number(error.code) : 0, output: `${stdout}${stderr}` });
-    });
-    child.stdin!.end(text);
-  });
 }
