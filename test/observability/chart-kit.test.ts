@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dump } from 'js-yaml';
+import { dump, load } from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readRepoFile } from '../operator/support/chart-text.js';
 import { promtool } from './promtool.js';
@@ -67,69 +67,15 @@ describe('the chart observability kit', () => {
     expect(dashboard.code).toBe(0);
   });
 
-  it('each alert fires on the situation it describes and not on a healthy one (promtool test rules)', async () => {
+  it('each alert fires on the situation it describes and not before (promtool test rules, alert-scenarios.yaml)', async () => {
     const groups = renderedRuleGroups();
     // Annotations are checked by promtool check rules above; here only expressions, durations and labels.
     for (const rule of groups.groups[0]!.rules) delete rule.annotations;
     const rulesFile = writeYaml('rules-under-test.yaml', groups);
-    const alert = (eval_time: string, alertname: string, labels: Array<Record<string, string>>) => ({
-      eval_time,
-      alertname,
-      exp_alerts: labels.map((exp_labels) => ({ exp_labels })),
-    });
-    const tests = {
-      rule_files: [rulesFile],
-      evaluation_interval: '1m',
-      tests: [
-        {
-          interval: '1m',
-          input_series: [
-            { series: 'trawler_pool_workers{engine="fetch"}', values: '2x10 0x30' },
-            { series: 'trawler_pool_workers{engine="obscura"}', values: '0x40' },
-            { series: 'trawler_operator_pool_desired_replicas{pool_namespace="scraping",pool="eu",engine="chromium"}', values: '2x60' },
-            { series: 'trawler_operator_pool_ready_replicas{pool_namespace="scraping",pool="eu",engine="chromium"}', values: '2x10 1x50' },
-            { series: 'trawler_pool_workers{engine="chromium"}', values: '1x60' },
-          ],
-          alert_rule_test: [
-            alert('13m', 'TrawlerEngineHasNoWorkers', []),
-            alert('20m', 'TrawlerEngineHasNoWorkers', [{ severity: 'critical', engine: 'fetch' }]),
-            alert('20m', 'TrawlerWorkerPoolBelowDesired', []),
-            alert('30m', 'TrawlerWorkerPoolBelowDesired', [{ severity: 'warning', pool_namespace: 'scraping', pool: 'eu', engine: 'chromium' }]),
-          ],
-        },
-        {
-          interval: '1m',
-          input_series: [
-            { series: 'trawler_scrapes_total{engine="fetch",outcome="success"}', values: '0+10x60' },
-            { series: 'trawler_scrapes_total{engine="fetch",outcome="ERR::UPSTREAM::TIMEOUT"}', values: '0x20 0+5x40' },
-            { series: 'trawler_scrapes_total{engine="none",outcome="ERR::REQUEST::INVALID_PARAMETER"}', values: '0+50x60' },
-            { series: 'trawler_operator_reconcile_total{kind="WorkerPool",result="error"}', values: '0x10 0+1x50' },
-            { series: 'trawler_operator_reconcile_total{kind="ScrapeEngine",result="success"}', values: '0+3x60' },
-          ],
-          alert_rule_test: [
-            alert('15m', 'TrawlerScrapeErrorRatioHigh', []),
-            alert('50m', 'TrawlerScrapeErrorRatioHigh', [{ severity: 'warning' }]),
-            alert('10m', 'TrawlerOperatorReconcileFailing', []),
-            alert('40m', 'TrawlerOperatorReconcileFailing', [{ severity: 'warning', kind: 'WorkerPool' }]),
-          ],
-        },
-        {
-          interval: '1m',
-          input_series: [
-            { series: 'trawler_batch_items{status="queued",program="trawler-gateway"}', values: '5000x30 5000+50x90' },
-            { series: 'trawler_worker_job_duration_seconds_bucket{engine="chromium",le="10"}', values: '0+10x60' },
-            { series: 'trawler_worker_job_duration_seconds_bucket{engine="chromium",le="30"}', values: '0+10x20 200+20x40' },
-            { series: 'trawler_worker_job_duration_seconds_bucket{engine="chromium",le="+Inf"}', values: '0+10x20 200+20x40' },
-          ],
-          alert_rule_test: [
-            alert('30m', 'TrawlerBatchBacklogGrowing', []),
-            alert('100m', 'TrawlerBatchBacklogGrowing', [{ severity: 'warning' }]),
-            alert('20m', 'TrawlerJobLatencyHigh', []),
-            alert('55m', 'TrawlerJobLatencyHigh', [{ severity: 'warning', engine: 'chromium' }]),
-          ],
-        },
-      ],
-    };
+    const scenarios = load(readRepoFile('test/observability/alert-scenarios.yaml')) as { tests: Array<{ alert_rule_test: Array<{ alertname: string }> }> };
+    const alertsChecked = new Set(scenarios.tests.flatMap((t) => t.alert_rule_test.map((c) => c.alertname)));
+    expect([...alertsChecked].sort()).toEqual(groups.groups[0]!.rules.map((r) => r.alert).sort());
+    const tests = { rule_files: [rulesFile], ...scenarios };
     const result = await promtool(['test', 'rules', writeYaml('alerts-test.yaml', tests)]);
     expect(result.output).toContain('SUCCESS');
     expect(result.code).toBe(0);
