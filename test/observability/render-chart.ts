@@ -4,7 +4,7 @@ import { readRepoFile } from '../operator/support/chart-text.js';
 /**
  * Helm is not installed here, so the chart's observability templates are rendered by this stand-in,
  * which knows exactly the constructs they use, one per line: `if`/`with`/`end` blocks, `include
- * "trawler.labels"`, `toYaml . | nindent N`, `.Files.Get ... | indent N`, `.Values` paths with
+ * "trawler.labels"`, `toYaml . | nindent N` (alone or in a one-line `with`), `.Files.Get ... | nindent N`, `.Values` paths with
  * `default` and `quote`, `.Release.Name/Namespace`, and Helm's raw strings ({{`...`}}) that carry
  * Prometheus's own templates. Anything else fails loudly rather than rendering wrong.
  */
@@ -74,8 +74,11 @@ export function renderTemplate(path: string, options: RenderOptions = {}): strin
       out.push(indent(dump(LABELS).trimEnd(), Number(match[1])));
     } else if ((match = /^\s*\{\{-?\s*toYaml (\S+) \| nindent (\d+)\s*\}\}\s*$/.exec(line))) {
       out.push(indent(dump(lookup(match[1]!, frame.dot)).trimEnd(), Number(match[2])));
-    } else if ((match = /^\{\{ \.Files\.Get "([^"]+)" \| indent (\d+) \}\}$/.exec(line))) {
+    } else if ((match = /^\s*\{\{-\s*\.Files\.Get "([^"]+)" \| nindent (\d+)\s*\}\}$/.exec(line))) {
       out.push(indent(readRepoFile(`charts/trawler/${match[1]}`).trimEnd(), Number(match[2])));
+    } else if ((match = /^\s*\{\{-?\s*with (\S+)\s*\}\}\{\{-?\s*toYaml \. \| nindent (\d+)\s*\}\}\{\{-?\s*end\s*\}\}\s*$/.exec(line))) {
+      const value = lookup(match[1]!, frame.dot);
+      if (truthy(value)) out.push(indent(dump(value).trimEnd(), Number(match[2])));
     } else {
       const rendered = line.replace(/\{\{`(.*?)`\}\}|\{\{-?\s*(.*?)\s*-?\}\}/g, (_, raw: string | undefined, expr: string) => raw ?? expression(expr, frame.dot));
       out.push(rendered);
