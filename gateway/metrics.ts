@@ -53,11 +53,12 @@ function registerPoolGauges(registry: Registry, directory: WorkerDirectory): voi
 
 function registerBatchGauges(registry: Registry, db: Queryable): void {
   let last: Awaited<ReturnType<typeof readBatchBacklog>> | null = null;
-  // One store read per scrape, shared by both gauges; a failed read keeps the previous values.
+  // One store read per scrape, shared by both gauges. A failed or slow read (over BACKLOG_READ_MS)
+  // keeps the previous values, so /metrics answers within Prometheus's scrape timeout anyway.
   let pending: Promise<void> | null = null;
   const refresh = () =>
-    (pending ??= readBatchBacklog(db)
-      .then((backlog) => void (last = backlog), () => undefined)
+    (pending ??= withinMs(readBatchBacklog(db), BACKLOG_READ_MS)
+      .then((backlog) => void (backlog && (last = backlog)), () => undefined)
       .finally(() => (pending = null)));
   new Gauge({
     name: `${METRIC_PREFIX}batch_items`,
@@ -79,4 +80,17 @@ function registerBatchGauges(registry: Registry, db: Queryable): void {
       this.set(last?.activeJobs ?? 0);
     },
   });
+}
+
+const BACKLOG_READ_MS = 2000;
+
+/** The promise's value, or null once `ms` pass first. */
+async function withinMs<T>(work: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

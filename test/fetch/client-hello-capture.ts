@@ -90,16 +90,16 @@ export async function startCaptureServer(directory: string): Promise<CaptureServ
   };
 }
 
-/** Loads `url` once in Debian's headless Chromium (certificate errors ignored) and waits for it to exit. */
-export async function visitWithChromium(url: string, userDataDir: string): Promise<void> {
-  const child = spawn(
-    '/usr/bin/chromium-headless-shell',
-    ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--ignore-certificate-errors', `--user-data-dir=${userDataDir}`, '--dump-dom', url],
-    { stdio: 'ignore' },
-  );
+/** Debian's two builds: the browser itself (run headless) and the headless shell, its trimmed sibling. */
+export type ChromiumBuild = 'chromium' | 'chromium-headless-shell';
+
+/** Loads `url` once in a headless Chromium (certificate errors ignored) and waits for it to exit. */
+export async function visitWithChromium(build: ChromiumBuild, url: string, userDataDir: string): Promise<void> {
+  const args = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--ignore-certificate-errors', `--user-data-dir=${userDataDir}`, '--dump-dom', url];
+  const child = spawn(`/usr/bin/${build}`, build === 'chromium' ? ['--headless', ...args] : args, { stdio: 'ignore' });
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', resolve);
   });
-  if (code !== 0) throw new Error(`chromium-headless-shell exited with ${code}`);
+  if (code !== 0) throw new Error(`${build} exited with ${code}`);
 }

@@ -10,15 +10,16 @@ import { engineContext, fetchJob } from './helpers.js';
 
 /**
  * Chrome's client-hint brand list for a major version (components/embedder_support/user_agent_utils.cc):
- * the GREASE brand's characters, its version and the order of the three brands all follow from the major.
+ * the GREASE brand's characters, its version and the order of the brands all follow from the major.
+ * A plain Chromium build has no brand of its own: two entries instead of three.
  */
-function chromeBrandList(major: number, brand: string): string {
+function chromeBrandList(major: number, brand: string | null): string {
   const chars = [' ', '(', ':', '-', '.', '/', ')', ';', '=', '?', '_'];
-  const orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
   const grease = `"Not${chars[major % 11]}A${chars[(major + 1) % 11]}Brand";v="${['8', '99', '24'][major % 3]}"`;
-  const entries = [grease, `"Chromium";v="${major}"`, `"${brand}";v="${major}"`];
+  const entries = [grease, `"Chromium";v="${major}"`, ...(brand ? [`"${brand}";v="${major}"`] : [])];
+  const orders = entries.length === 3 ? [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] : [[0, 1], [1, 0]];
   const list: string[] = [];
-  orders[major % 6]!.forEach((slot, i) => (list[slot] = entries[i]!));
+  orders[major % orders.length]!.forEach((slot, i) => (list[slot] = entries[i]!));
   return list.join(', ');
 }
 
@@ -26,7 +27,10 @@ const workDir = mkdtempSync(join(tmpdir(), 'trawler-fingerprint-'));
 let capture: CaptureServer;
 let guard: EgressGuard;
 let fetchTier: CapturedRequest;
+/** The browser (`chromium --headless`): what a Chrome user's handshake looks like. */
 let chromium: CapturedRequest;
+/** chromium-headless-shell, the same network stack without the browser's feature defaults. */
+let shell: CapturedRequest;
 
 beforeAll(async () => {
   capture = await startCaptureServer(workDir);
@@ -37,12 +41,17 @@ beforeAll(async () => {
   const engine = new FetchEngine({ guard, policy });
   const page = await engine.fetch(fetchJob({ url: `${capture.url}fetch-tier`, impersonate: true }), engineContext());
   expect(page.status).toBe(200);
-  await visitWithChromium(`${capture.url}chromium`, join(workDir, 'profile'));
-  fetchTier = capture.requests.find((r) => r.path === '/fetch-tier')!;
-  chromium = capture.requests.find((r) => r.path === '/chromium')!;
-  expect(fetchTier).toBeDefined();
-  expect(chromium).toBeDefined();
-}, 60_000);
+  await visitWithChromium('chromium', `${capture.url}chromium`, join(workDir, 'browser-profile'));
+  await visitWithChromium('chromium-headless-shell', `${capture.url}shell`, join(workDir, 'shell-profile'));
+  const captured = (path: string) => {
+    const request = capture.requests.find((r) => r.path === path);
+    if (!request) throw new Error(`no request for ${path} reached the capture server`);
+    return request;
+  };
+  fetchTier = captured('/fetch-tier');
+  chromium = captured('/chromium');
+  shell = captured('/shell');
+}, 120_000);
 
 afterAll(async () => {
   delete process.env.SSL_CERT_FILE;
@@ -51,27 +60,32 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-describe('impersonate=true against the Chromium installed here', () => {
-  it('sends the same cipher suites, extension set, supported groups and ALPN, with GREASE ciphers and groups', () => {
-    expect(fetchTier.hello.cipherSuites).toEqual(chromium.hello.cipherSuites);
-    expect(fetchTier.hello.extensions).toEqual(chromium.hello.extensions);
-    expect(fetchTier.hello.supportedGroups).toEqual(chromium.hello.supportedGroups);
-    expect(fetchTier.hello.alpn).toEqual(chromium.hello.alpn);
-    expect(fetchTier.hello.greaseCipher && chromium.hello.greaseCipher).toBe(true);
-    expect(fetchTier.hello.greaseGroup && chromium.hello.greaseGroup).toBe(true);
+describe('impersonate=true against the Chromium installed here (chromium --headless and chromium-headless-shell)', () => {
+  it('sends the same cipher suites, supported groups, signature algorithms (GREASE aside) and ALPN as both builds', () => {
+    const withoutGrease = (list: string[]) => list.filter((a) => a !== 'GREASE');
+    for (const browser of [chromium, shell]) {
+      expect(fetchTier.hello.cipherSuites).toEqual(browser.hello.cipherSuites);
+      expect(fetchTier.hello.supportedGroups).toEqual(browser.hello.supportedGroups);
+      expect(withoutGrease(fetchTier.hello.signatureAlgorithms)).toEqual(withoutGrease(browser.hello.signatureAlgorithms));
+      expect(fetchTier.hello.alpn).toEqual(browser.hello.alpn);
+      expect(fetchTier.hello.greaseCipher && browser.hello.greaseCipher).toBe(true);
+      expect(fetchTier.hello.greaseGroup && browser.hello.greaseGroup).toBe(true);
+    }
+    expect(fetchTier.hello.signatureAlgorithms).toEqual(expect.arrayContaining(['0x0904', '0x0905', '0x0906']));
   });
 
-  it('sends the same signature algorithms in the same order (GREASE aside), so JA4 is the same; what still differs is listed', () => {
-    const withoutGrease = (list: string[]) => list.filter((a) => a !== 'GREASE');
-    expect(withoutGrease(fetchTier.hello.signatureAlgorithms)).toEqual(withoutGrease(chromium.hello.signatureAlgorithms));
-    expect(fetchTier.hello.signatureAlgorithms).toEqual(expect.arrayContaining(['0x0904', '0x0905', '0x0906']));
-    expect(fetchTier.hello.ja4).toBe(chromium.hello.ja4);
-    const differences = Object.fromEntries(
-      (['greaseExtensions', 'greaseVersion', 'greaseSignatureAlgorithm'] as const)
-        .filter((field) => fetchTier.hello[field] !== chromium.hello[field])
-        .map((field) => [field, { fetchTier: fetchTier.hello[field], chromium: chromium.hello[field] }]),
-    );
-    console.info(`ClientHello fields that still differ (docs/fetch-engine.md, "Fingerprint"): ${JSON.stringify(differences)}`);
+  it("sends the headless shell's extension set, hence its JA4, and a subset of the browser's; what still differs is listed", () => {
+    expect(fetchTier.hello.extensions).toEqual(shell.hello.extensions);
+    expect(fetchTier.hello.ja4).toBe(shell.hello.ja4);
+    expect(chromium.hello.extensions).toEqual(expect.arrayContaining(fetchTier.hello.extensions));
+    const differences: Record<string, unknown> = {
+      extensionsOnlyTheBrowserSends: chromium.hello.extensions.filter((e) => !fetchTier.hello.extensions.includes(e)),
+      ja4: { fetchTier: fetchTier.hello.ja4, chromium: chromium.hello.ja4 },
+    };
+    for (const field of ['greaseExtensions', 'greaseVersion', 'greaseSignatureAlgorithm'] as const) {
+      if (fetchTier.hello[field] !== chromium.hello[field]) differences[field] = { fetchTier: fetchTier.hello[field], chromium: chromium.hello[field] };
+    }
+    console.info(`ClientHello fields that still differ from chromium --headless (docs/fetch-engine.md, "Fingerprint"): ${JSON.stringify(differences)}`);
   });
 
   it('sends a User-Agent, client hints and header order of the one Chrome version it impersonates', () => {
@@ -85,8 +99,10 @@ describe('impersonate=true against the Chromium installed here', () => {
     const declared = JSON.parse(headers['sec-ch-ua-platform'] ?? 'null') as keyof typeof platform;
     expect(headers['user-agent']).toContain(`(${platform[declared]})`);
     // The rule checked against the installed Chromium too, so the test's copy of it is not wrong.
-    const chromiumMajor = Number(/HeadlessChrome\/(\d+)\./.exec(chromium.headers['user-agent'] ?? '')?.[1]);
-    expect(chromium.headers['sec-ch-ua']).toBe(chromeBrandList(chromiumMajor, 'HeadlessChrome'));
+    for (const [browser, brand] of [[chromium, null], [shell, 'HeadlessChrome']] as const) {
+      const browserMajor = Number(/HeadlessChrome\/(\d+)\./.exec(browser.headers['user-agent'] ?? '')?.[1]);
+      expect(browser.headers['sec-ch-ua']).toBe(chromeBrandList(browserMajor, brand));
+    }
     // Navigation headers in Chromium's order (headers one of them does not send are left out).
     const shared = (order: string[], other: string[]) => order.filter((name) => other.includes(name));
     expect(shared(fetchTier.headerOrder, chromium.headerOrder)).toEqual(shared(chromium.headerOrder, fetchTier.headerOrder));
