@@ -51,7 +51,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const context: GatewayContext = {
     ...shared,
     directory,
-    metrics: createGatewayMetrics(deps.registry),
+    metrics: createGatewayMetrics(deps.registry, { directory, db: deps.db }),
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
     ...(deps.limits ?? createLimits(deps.db, deps.logger)),
     egressPolicy: { allowLoopback: deps.config.TRAWLER_ALLOW_LOOPBACK_TARGETS },

@@ -1,21 +1,98 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from '../lib/metrics.js';
+import { ENGINE_NAMES, MICRO_PER_CREDIT } from '../lib/protocol/index.js';
+import { readBatchBacklog } from '../lib/store/batch/backlog.js';
+import type { Queryable } from '../lib/store/db.js';
+import type { WorkerDirectory } from './membership.js';
 
 export interface GatewayMetrics {
   requests: Counter<'route' | 'method' | 'status'>;
   duration: Histogram<'route'>;
   scrapes: Counter<'engine' | 'outcome'>;
-  creditsCharged: Counter<'engine'>;
+  /** Credits (not micro-credits: Prometheus wants base units) charged, by serving engine. */
+  creditsCharged: { inc(labels: { engine: string }, micro: number): void };
   cacheWriteFailures: Counter;
 }
 
+/** What the gauges read when Prometheus scrapes; each gateway replica reports the same totals. */
+export interface GatewayGaugeSources {
+  directory: WorkerDirectory;
+  db: Queryable;
+}
+
 /** Labels are bounded: route templates, engines and outcomes, never URLs or ids. */
-export function createGatewayMetrics(registry: Registry): GatewayMetrics {
+export function createGatewayMetrics(registry: Registry, sources: GatewayGaugeSources): GatewayMetrics {
+  const registers = [registry];
+  const credits = new Counter({ name: `${METRIC_PREFIX}credits_charged_total`, help: 'Credits charged, by serving engine.', labelNames: ['engine'], registers });
+  registerPoolGauges(registry, sources.directory);
+  registerBatchGauges(registry, sources.db);
   return {
-    requests: new Counter({ name: `${METRIC_PREFIX}http_requests_total`, help: 'HTTP requests answered', labelNames: ['route', 'method', 'status'], registers: [registry] }),
-    duration: new Histogram({ name: `${METRIC_PREFIX}http_request_duration_seconds`, help: 'HTTP request wall time', labelNames: ['route'], buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [registry] }),
-    scrapes: new Counter({ name: `${METRIC_PREFIX}scrapes_total`, help: 'Scrapes by serving engine and outcome', labelNames: ['engine', 'outcome'], registers: [registry] }),
-    creditsCharged: new Counter({ name: `${METRIC_PREFIX}credits_charged_micro_total`, help: 'Micro-credits charged', labelNames: ['engine'], registers: [registry] }),
-    cacheWriteFailures: new Counter({ name: `${METRIC_PREFIX}cache_write_failures_total`, help: 'Scrape results the cache could not store (the scrape still answered)', registers: [registry] }),
+    requests: new Counter({ name: `${METRIC_PREFIX}http_requests_total`, help: 'HTTP requests answered.', labelNames: ['route', 'method', 'status'], registers }),
+    duration: new Histogram({ name: `${METRIC_PREFIX}http_request_duration_seconds`, help: 'HTTP request wall time.', labelNames: ['route'], buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers }),
+    scrapes: new Counter({ name: `${METRIC_PREFIX}scrapes_total`, help: 'Scrapes by serving engine and outcome (success, cache_hit or the error code).', labelNames: ['engine', 'outcome'], registers }),
+    creditsCharged: { inc: (labels, micro) => credits.inc(labels, micro / MICRO_PER_CREDIT) },
+    cacheWriteFailures: new Counter({ name: `${METRIC_PREFIX}cache_write_failures_total`, help: 'Scrape results the cache could not store (the scrape still answered).', registers }),
   };
+}
+
+/** Live pool membership as this gateway sees it on the bus (heartbeats), every engine listed. */
+function registerPoolGauges(registry: Registry, directory: WorkerDirectory): void {
+  const gauge = (name: string, help: string, pick: (totals: { workers: number; capacity: number; in_flight: number }) => number) =>
+    new Gauge({
+      name: `${METRIC_PREFIX}${name}`,
+      help,
+      labelNames: ['engine'],
+      registers: [registry],
+      collect() {
+        const summary = directory.summary();
+        for (const engine of ENGINE_NAMES) this.set({ engine }, pick(summary[engine]));
+      },
+    });
+  gauge('pool_workers', 'Live workers taking work, by engine, as the gateway sees them.', (t) => t.workers);
+  gauge('pool_capacity', 'Concurrent job slots of the live workers, by engine.', (t) => t.capacity);
+  gauge('pool_jobs_in_flight', 'Jobs the live workers hold, by engine.', (t) => t.in_flight);
+}
+
+function registerBatchGauges(registry: Registry, db: Queryable): void {
+  let last: Awaited<ReturnType<typeof readBatchBacklog>> | null = null;
+  // One store read per scrape, shared by both gauges. A failed or slow read (over BACKLOG_READ_MS)
+  // keeps the previous values, so /metrics answers within Prometheus's scrape timeout anyway.
+  let pending: Promise<void> | null = null;
+  const refresh = () =>
+    (pending ??= withinMs(readBatchBacklog(db), BACKLOG_READ_MS)
+      .then((backlog) => void (backlog && (last = backlog)), () => undefined)
+      .finally(() => (pending = null)));
+  new Gauge({
+    name: `${METRIC_PREFIX}batch_items`,
+    help: 'Batch items not finished, by status (queued, running), across all tenants.',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      await refresh();
+      this.set({ status: 'queued' }, last?.queued ?? 0);
+      this.set({ status: 'running' }, last?.running ?? 0);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}batch_jobs_active`,
+    help: 'Batch jobs queued, running or cancelling, across all tenants.',
+    registers: [registry],
+    async collect() {
+      await refresh();
+      this.set(last?.activeJobs ?? 0);
+    },
+  });
+}
+
+const BACKLOG_READ_MS = 2000;
+
+/** The promise's value, or null once `ms` pass first. */
+async function withinMs<T>(work: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

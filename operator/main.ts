@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLogger } from '../lib/log.js';
 import { createRegistry } from '../lib/metrics.js';
@@ -33,6 +34,7 @@ export async function runOperator(env: NodeJS.ProcessEnv): Promise<void> {
     resyncSeconds: config.RESYNC_SECONDS,
   });
   const server = await serveOperatorHttp(registry, operator.ready, config.METRICS_HOST, config.METRICS_PORT);
+  logger.info({ port: (server.address() as AddressInfo).port }, 'metrics listening');
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -1,3 +1,4 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export const OPERATOR_METRIC_PREFIX = 'trawler_operator_';
@@ -46,3 +47,31 @@ export function createOperatorMetrics(registry: Registry) {
 }
 
 export type OperatorMetrics = ReturnType<typeof createOperatorMetrics>;
+
+type PoolObject = KubernetesObject & { spec?: { replicas?: unknown }; status?: { engine?: unknown; readyReplicas?: unknown } };
+
+/**
+ * Desired and ready workers of every WorkerPool the operator watches, read from its watch cache at
+ * each scrape, so a deleted pool's series go away with it. Pools are few (one per engine and tier),
+ * which keeps their names bounded enough to be labels; `pool_namespace` avoids the target's `namespace`.
+ */
+export function registerPoolReplicaGauges(registry: Registry, pools: () => readonly KubernetesObject[]): void {
+  const labelNames = ['pool_namespace', 'pool', 'engine'] as const;
+  const gauge = (name: string, help: string, value: (pool: PoolObject) => number) =>
+    new Gauge({
+      name: `${OPERATOR_METRIC_PREFIX}${name}`,
+      help,
+      labelNames,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const pool of pools() as readonly PoolObject[]) {
+          const engine = typeof pool.status?.engine === 'string' ? pool.status.engine : '';
+          this.set({ pool_namespace: pool.metadata?.namespace ?? '', pool: pool.metadata?.name ?? '', engine }, value(pool));
+        }
+      },
+    });
+  const count = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
+  gauge('pool_desired_replicas', 'Workers a WorkerPool asks for (spec.replicas).', (pool) => count(pool.spec?.replicas, 1));
+  gauge('pool_ready_replicas', 'Ready workers of a WorkerPool (status.readyReplicas).', (pool) => count(pool.status?.readyReplicas, 0));
+}

@@ -4,7 +4,7 @@ import type { Logger } from '../lib/log.js';
 import { objectKey, parseObjectKey, SCRAPE_ENGINE_KIND, WORKER_POOL_KIND } from './api-types.js';
 import { createCluster } from './cluster.js';
 import type { DeploymentDefaults } from './desired-deployment.js';
-import { createOperatorMetrics } from './metrics.js';
+import { createOperatorMetrics, registerPoolReplicaGauges } from './metrics.js';
 import { ReconcileQueue } from './queue.js';
 import type { ReconcileContext } from './reconcile-context.js';
 import { reconcileEngine } from './reconcile-engine.js';
@@ -57,6 +57,8 @@ export function createOperator(options: OperatorOptions): Operator {
       logger.warn({ resource, err: error }, 'watch failed; restarting it');
     },
   });
+
+  registerPoolReplicaGauges(options.registry, () => watches.cache('workerpools'));
 
   const poolsUsingEngine = (namespace: string, engineName: string): string[] =>
     watches

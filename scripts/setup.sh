@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs everything Trawler needs on a fresh Debian machine: Debian's Chromium, its headless shell
-# and Xvfb (never a browser download), the npm packages, and the compiled build. Idempotent.
+# Installs everything Trawler needs on a fresh Debian machine: Debian's Chromium, its headless shell,
+# Xvfb (never a browser download) and promtool, the npm packages, and the compiled build. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +9,8 @@ command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v chromium-headless-shell >/dev/null 2>&1 || need_apt+=(chromium-headless-shell)
 command -v Xvfb >/dev/null 2>&1 || need_apt+=(xvfb)
 [ -d /usr/share/fonts/truetype/liberation ] || need_apt+=(fonts-liberation)
+# promtool (Debian's prometheus package) checks metric names and the chart's alert rules in the tests.
+command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then sudo=""; elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
     echo "setup: need root (or sudo) to install: ${need_apt[*]}" >&2; exit 1; fi

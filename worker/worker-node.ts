@@ -49,6 +49,8 @@ export class WorkerNode {
   constructor(private readonly options: WorkerNodeOptions) {
     this.slots = new Semaphore(options.engine.capacity);
     this.metrics = workerMetrics(options.registry);
+    this.metrics.capacity.set({ engine: options.engine.name }, options.engine.capacity);
+    this.metrics.inFlight.set({ engine: options.engine.name }, 0);
   }
 
   get engineName() {
@@ -119,7 +121,7 @@ export class WorkerNode {
     try {
       const result = await runJob(this.options.engine, this.options.content, job, { workerId: this.id, signal: abort.signal, logger });
       const outcome = result.ok ? 'success' : result.error.code;
-      this.metrics.jobs.inc({ engine: job.engine, outcome: result.ok ? 'success' : 'failure' });
+      this.metrics.jobs.inc({ engine: job.engine, outcome });
       this.metrics.duration.observe({ engine: job.engine }, (Date.now() - started) / 1000);
       logger.info({ outcome, ms: Date.now() - started }, 'job finished');
       return encodeJson(result);
@@ -166,6 +168,7 @@ async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolea
   return settled;
 }
 
+/** Several engines in one process (`trawler all`) share one registry, so the metrics are made once. */
 function workerMetrics(registry: Registry) {
   const existing = registry.getSingleMetric(`${METRIC_PREFIX}worker_jobs_total`);
   if (existing) {
@@ -173,11 +176,14 @@ function workerMetrics(registry: Registry) {
       jobs: existing as Counter<'engine' | 'outcome'>,
       duration: registry.getSingleMetric(`${METRIC_PREFIX}worker_job_duration_seconds`) as Histogram<'engine'>,
       inFlight: registry.getSingleMetric(`${METRIC_PREFIX}worker_jobs_in_flight`) as Gauge<'engine'>,
+      capacity: registry.getSingleMetric(`${METRIC_PREFIX}worker_capacity`) as Gauge<'engine'>,
     };
   }
+  const registers = [registry];
   return {
-    jobs: new Counter({ name: `${METRIC_PREFIX}worker_jobs_total`, help: 'Jobs finished by engine and outcome', labelNames: ['engine', 'outcome'], registers: [registry] }),
-    duration: new Histogram({ name: `${METRIC_PREFIX}worker_job_duration_seconds`, help: 'Job wall time on the worker', labelNames: ['engine'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [registry] }),
-    inFlight: new Gauge({ name: `${METRIC_PREFIX}worker_jobs_in_flight`, help: 'Jobs held by this worker', labelNames: ['engine'], registers: [registry] }),
+    jobs: new Counter({ name: `${METRIC_PREFIX}worker_jobs_total`, help: 'Jobs finished by engine and outcome (success or the error code).', labelNames: ['engine', 'outcome'], registers }),
+    duration: new Histogram({ name: `${METRIC_PREFIX}worker_job_duration_seconds`, help: 'Job wall time on the worker, waiting for a slot excluded.', labelNames: ['engine'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers }),
+    inFlight: new Gauge({ name: `${METRIC_PREFIX}worker_jobs_in_flight`, help: 'Jobs held by this worker, by engine.', labelNames: ['engine'], registers }),
+    capacity: new Gauge({ name: `${METRIC_PREFIX}worker_capacity`, help: 'Concurrent job slots of this worker, by engine.', labelNames: ['engine'], registers }),
   };
 }

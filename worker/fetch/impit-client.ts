@@ -3,7 +3,7 @@ import type { HopRequest, HopResponse, HttpClient } from './hop.js';
 import { headersToRecord, readLimited } from './hop.js';
 
 /** The Chrome build impit impersonates: TLS ClientHello, HTTP/2 settings and ordered headers. */
-export const IMPIT_BROWSER: Browser = 'chrome142';
+export const IMPIT_BROWSER: Browser = 'chrome151';
 
 async function* iterate(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
   const reader = stream.getReader();
