@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { pingStore } from '../../lib/store/db.js';
 import type { GatewayContext } from '../context.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
 
@@ -20,7 +21,7 @@ export function healthRoutes(context: GatewayContext, state: { draining: () => b
     .route('/readyz')
     .get(async (_req, res) => {
       const [store, bus] = await Promise.all([
-        check(() => context.db.query('SELECT 1')),
+        check(() => pingStore(context.db)),
         check(() => context.bus.ping(CHECK_TIMEOUT_MS)),
       ]);
       const draining = state.draining();

@@ -17,3 +17,8 @@ export interface Db extends Queryable {
   withAdvisoryLock<T>(key: number, work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/** A round trip to the store (health checks). */
+export async function pingStore(db: Queryable): Promise<void> {
+  await db.query('SELECT 1');
+}

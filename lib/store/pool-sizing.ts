@@ -22,7 +22,9 @@ export function databasePoolSize(settings: PoolSettings): number {
   return settings.DATABASE_POOL_SIZE ?? REQUEST_CONNECTIONS + capacityShare(settings.BATCH_DISPATCH_CAPACITY);
 }
 
-/** Connections the dispatcher may use at once: its share, never more than half of an explicitly small pool. */
+/** Connections the dispatcher may use at once: its share, and never more than half of a pool set explicitly. */
 export function dispatcherConnections(settings: PoolSettings): number {
-  return Math.min(capacityShare(settings.BATCH_DISPATCH_CAPACITY), Math.max(1, Math.floor(databasePoolSize(settings) / 2)));
+  const share = capacityShare(settings.BATCH_DISPATCH_CAPACITY);
+  if (settings.DATABASE_POOL_SIZE === undefined) return share;
+  return Math.min(share, Math.max(1, Math.floor(settings.DATABASE_POOL_SIZE / 2)));
 }

@@ -16,6 +16,21 @@ export const SLOW_MACHINE_MS = 120_000;
 
 export const isTerminal = (job: Json): boolean => ['completed', 'failed', 'cancelled'].includes(job.status as string);
 
+/** For suites on a loaded machine: a worker counts as gone only after 3 missed heartbeats of 2 s. */
+export const PATIENT_HEARTBEAT_ENV = { HEARTBEAT_INTERVAL_MS: '2000' };
+
+/** Waits until the gateway has heard from a worker (items are only claimed once one is live). */
+export async function waitForWorker(service: EmbeddedService, deadlineMs = SLOW_MACHINE_MS): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const response = await fetch(`${service.url}/v1/workers`, authed(service.secret));
+    const body = (await response.json()) as { workers?: unknown[] };
+    if (response.status === 200 && (body.workers?.length ?? 0) > 0) return;
+    if (Date.now() > until) throw new Error('no worker became live');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 export function startBatchService(env: Record<string, string> = {}): Promise<EmbeddedService> {
   return startEmbedded({ engines: ['fetch'], env: { ...BATCH_ENV, ...env } });
 }

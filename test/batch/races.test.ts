@@ -6,7 +6,7 @@ import type { DispatcherHooks } from '../../gateway/batch/dispatcher.js';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { until } from '../support/poll.js';
 import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
-import { BATCH_ENV, BatchClient, isTerminal, ledger, SLOW_MACHINE_MS, type Json } from './helpers.js';
+import { BATCH_ENV, BatchClient, isTerminal, ledger, PATIENT_HEARTBEAT_ENV, SLOW_MACHINE_MS, waitForWorker, type Json } from './helpers.js';
 
 // Races of the batch lifecycle on the real PostgreSQL, each driven by hooks in the dispatcher
 // (gateway/batch/dispatcher.ts DispatcherHooks) and by row locks the test takes itself, never by luck.
@@ -51,7 +51,8 @@ describe.skipIf(!available)('batch races on PostgreSQL', { timeout: 4 * SLOW_MAC
     cleanups.push(() => admin.end());
     const target = await startSwitchableTarget();
     cleanups.push(() => target.close());
-    const service: EmbeddedService = await startEmbedded({ databaseUrl: database.url, env: { ...BATCH_ENV, ...env }, batchHooks: hooks });
+    const service: EmbeddedService = await startEmbedded({ databaseUrl: database.url, env: { ...BATCH_ENV, ...PATIENT_HEARTBEAT_ENV, ...env }, batchHooks: hooks });
+    await waitForWorker(service);
     cleanups.push(() => service.stop());
     const client = new BatchClient(service);
     const databaseName = new URL(database.url).pathname.slice(1);
@@ -91,7 +92,7 @@ describe.skipIf(!available)('batch races on PostgreSQL', { timeout: 4 * SLOW_MAC
     letReturn.resolve();
     const done = await client.waitFor(job.id as string, (j) => j.status === 'completed', SLOW_MACHINE_MS);
     const [item] = await itemsOf(client, job.id as string);
-    expect(item.status).toBe('succeeded');
+    expect(item.status, JSON.stringify(item)).toBe('succeeded');
     expect(item.credits_micro).toBe(CREDIT);
     expect((done.progress as Json).credits_charged).toBe(1);
     expect(await ledger(service)).toEqual({ spent: 1 * CREDIT, reserved: 0 });
@@ -125,7 +126,7 @@ describe.skipIf(!available)('batch races on PostgreSQL', { timeout: 4 * SLOW_MAC
     expect(retry.status, await retry.clone().text()).toBe(200);
     const done = await client.waitFor(job.id as string, isTerminal, SLOW_MACHINE_MS);
     const items = await itemsOf(client, job.id as string);
-    expect(items.map((i) => [i.seq, i.status])).toEqual([[0, 'failed'], [1, 'succeeded']]);
+    expect(items.map((i) => [i.seq, i.status]), JSON.stringify(items)).toEqual([[0, 'failed'], [1, 'succeeded']]);
     expect(items[1].credits_micro).toBe(CREDIT);
     expect(done.status).toBe('completed');
     expect(await ledger(service)).toEqual({ spent: 1 * CREDIT, reserved: 0 });

@@ -88,7 +88,8 @@ export async function lockDueRelease(tx: Queryable, jobId: string, seq: number, 
         AND reservation_id IS NOT DISTINCT FROM $3 FOR UPDATE`,
     [jobId, seq, reservationId],
   );
-  return result.rowCount > 0;
+  // rows, not rowCount: PGlite reports no row count for a SELECT ... FOR UPDATE.
+  return result.rows.length > 0;
 }
 
 export async function clearRelease(tx: Queryable, jobId: string, seq: number): Promise<void> {
