@@ -12,8 +12,8 @@ const PARSER_DETAILS: Record<string, string> = {
   HPE_INVALID_URL: 'The request target is not a valid URL (raw spaces, control characters or non-ASCII bytes must be percent-encoded)',
   HPE_INVALID_HEADER_TOKEN: 'A header name or value holds a character HTTP does not allow (such as NUL, a bare CR or LF)',
   HPE_INVALID_CONTENT_LENGTH: 'Content-Length is not a single decimal number',
-  HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length and Transfer-Encoding were both sent',
-  HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding is not one this server accepts',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length was sent twice or alongside Transfer-Encoding',
+  HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding is malformed, or was sent alongside Content-Length',
   HPE_INVALID_CHUNK_SIZE: 'A chunk size of the chunked body is malformed',
   HPE_CR_EXPECTED: 'A line of the request does not end with CR LF',
   HPE_LF_EXPECTED: 'A line of the request does not end with CR LF',
@@ -64,7 +64,8 @@ export function answerMalformedRequests(server: Server, app: RequestListener, do
     }
     const requestId = newId();
     logger.info({ request_id: requestId, code: error.code, reason: error.reason }, 'malformed request refused');
-    const detail = PARSER_DETAILS[error.code ?? ''] ?? 'The request is not well-formed HTTP/1.1';
+    const known = PARSER_DETAILS[error.code ?? ''] ?? 'The request is not well-formed HTTP/1.1';
+    const detail = error.reason ? `${known} (parser: ${error.reason})` : known;
     socket.end(rawProblemAnswer(detail, docsUrl, requestId));
   });
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {

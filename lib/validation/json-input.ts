@@ -39,31 +39,47 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
-/** The first thing in decoded JSON the service refuses: a prototype key or text the store cannot hold. */
-export function findRefusedInput(value: unknown): { path: PropertyKey[]; problem: string } | null {
-  const pending: Array<{ value: unknown; path: PropertyKey[] }> = [{ value, path: [] }];
-  while (pending.length > 0) {
-    const { value: current, path } = pending.pop() as { value: unknown; path: PropertyKey[] };
-    if (typeof current === 'string') {
-      const reason = unstorableReason(current);
-      if (reason) return { path, problem: reason };
-    } else if (Array.isArray(current)) {
-      for (let index = current.length - 1; index >= 0; index -= 1) pending.push({ value: current[index], path: [...path, index] });
-    } else if (current !== null && typeof current === 'object') {
-      const keys = Object.keys(current);
-      for (const key of keys) {
-        if (PROTOTYPE_KEYS.has(key)) return { path: [...path, key], problem: `"${key}" is not accepted as a key (it names an object's prototype)` };
-        const reason = unstorableReason(key);
-        if (reason) return { path: [...path, key], problem: `key ${reason}` };
-      }
-      for (const key of keys.reverse()) pending.push({ value: (current as Record<string, unknown>)[key], path: [...path, key] });
+type Refusal = { path: PropertyKey[]; problem: string };
+
+/**
+ * The first thing in decoded JSON the service refuses: a prototype key or text the store cannot hold.
+ * Recursive, so only for values whose text passed `nestsDeeperThan` (deeper ones are refused here too).
+ */
+export function findRefusedInput(value: unknown): Refusal | null {
+  return walk(value, []);
+}
+
+/** `path` is shared and mutated; it is copied only into a refusal. */
+function walk(value: unknown, path: PropertyKey[]): Refusal | null {
+  if (typeof value === 'string') {
+    const reason = unstorableReason(value);
+    return reason ? { path: [...path], problem: reason } : null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  if (path.length >= MAX_JSON_DEPTH) return { path: [...path], problem: `nests deeper than ${MAX_JSON_DEPTH} levels` };
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index += 1) {
+      path.push(index);
+      const found = walk(value[index], path);
+      path.pop();
+      if (found) return found;
     }
+    return null;
+  }
+  for (const key of Object.keys(value)) {
+    if (PROTOTYPE_KEYS.has(key)) return { path: [...path, key], problem: `"${key}" is not accepted as a key (it names an object's prototype)` };
+    const reason = unstorableReason(key);
+    if (reason) return { path: [...path, key], problem: `key ${reason}` };
+    path.push(key);
+    const found = walk((value as Record<string, unknown>)[key], path);
+    path.pop();
+    if (found) return found;
   }
   return null;
 }
 
 /** The refusal for `findRefusedInput`'s finding, naming the field (prefixed by where the JSON came from). */
-export function refusedInputError(found: { path: PropertyKey[]; problem: string }, prefix: PropertyKey[] = []): ServiceError {
+export function refusedInputError(found: Refusal, prefix: PropertyKey[] = []): ServiceError {
   const where = fieldPath([...prefix, ...found.path]);
   return new ServiceError('ERR::REQUEST::INVALID_PARAMETER', where === '' ? `request body ${found.problem}` : `${where}: ${found.problem}`);
 }

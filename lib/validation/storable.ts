@@ -3,6 +3,8 @@ import { z } from 'zod';
 /** A surrogate half without its partner (matched on UTF-16 code units, so no `u` flag). */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+/** Cheap first test: most text has neither NUL nor any surrogate. */
+const MAYBE_UNSTORABLE = /[\u0000\uD800-\uDFFF]/;
 const UNPRINTABLE = new RegExp(`[\\u0000-\\u001f\\u007f]|${LONE_SURROGATE.source}`, 'g');
 
 /**
@@ -11,6 +13,7 @@ const UNPRINTABLE = new RegExp(`[\\u0000-\\u001f\\u007f]|${LONE_SURROGATE.source
  * encoding for a lone surrogate at all, so such a string is not Unicode text (docs/parameters.md "Text").
  */
 export function unstorableReason(text: string): string | null {
+  if (!MAYBE_UNSTORABLE.test(text)) return null;
   if (text.includes('\u0000')) return 'contains a NUL character (U+0000), which is not accepted';
   const lone = LONE_SURROGATE.exec(text);
   if (lone) return `contains a lone surrogate (U+${lone[0].charCodeAt(0).toString(16).toUpperCase()}), which is not valid Unicode text`;

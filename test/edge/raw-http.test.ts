@@ -88,6 +88,17 @@ describe('malformed HTTP gets a problem+json answer with X-Request-Id (issue 8 i
     expect(body.detail).toEqual(expect.any(String));
   });
 
+  it.each([
+    ['Content-Length with Transfer-Encoding', 'Transfer-Encoding'],
+    ['headers over the limit', '16 KiB'],
+    ['an unknown method', 'method'],
+    ['raw non-ASCII bytes in the path', 'percent-encoded'],
+    ['no Host header', 'Host'],
+  ])('says what was wrong: %s', async (name, words) => {
+    const bytes = CASES.find(([label]) => label === name)?.[1] as Buffer;
+    expect(JSON.parse((await exchange(bytes)).body).detail).toContain(words);
+  });
+
   it('keeps serving well-formed requests on new connections afterwards', async () => {
     const answer = await exchange(raw('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
     expect(answer.statusLine).toMatch(/^HTTP\/1\.1 200 /);
