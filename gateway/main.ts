@@ -56,6 +56,10 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   let draining = false;
   const app = createApp(context, { draining: () => draining });
   const server = createServer(app);
+  // Idle keep-alive sockets are closed by the client (undici: 4 s), never by us at the moment it
+  // reuses one ("other side closed"); 65 s also outlasts the usual load balancer idle timeout of 60 s.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.config.PORT, deps.config.HOST, () => resolve());
