@@ -62,6 +62,10 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   // A request without Host reaches the app, which refuses it with a problem body (http-framing.ts).
   const server = createServer({ requireHostHeader: false }, app);
   answerMalformedRequests(server, app, deps.config.DOCS_URL, deps.logger);
+  // Idle keep-alive sockets are closed by the client (undici: 4 s), never by us at the moment it
+  // reuses one ("other side closed"); 65 s also outlasts the usual load balancer idle timeout of 60 s.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.config.PORT, deps.config.HOST, () => resolve());

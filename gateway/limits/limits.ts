@@ -24,7 +24,7 @@ export const DEFAULT_SHARED_LIMITS: SharedLimitOptions = { storeTimeoutMs: 2000,
 /**
  * The embedded default (PGlite, one process) counts in memory; on PostgreSQL the buckets and slots
  * live in the store, shared by every replica, with this replica's own count as the fallback while
- * the store does not answer (docs/limits.md).
+ * the store does not answer (docs/platform.md, Limits).
  */
 export function createLimits(db: Db, logger: Logger, options: Partial<SharedLimitOptions> = {}): GatewayLimits {
   if (db.kind === 'pglite') return { rateLimiter: new MemoryRateLimiter(), concurrency: new MemoryConcurrencyLimiter() };

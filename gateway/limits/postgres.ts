@@ -4,7 +4,7 @@ import { claimSlot, releaseSlot, renewSlots, takeToken } from '../../lib/store/l
 import { concurrencyExceeded, type ConcurrencyLimiter, type ConcurrencySlot } from './concurrency.js';
 import { BURST_SECONDS, bucketCapacity, rateDecision, type RateDecision, type RateLimiter } from './rate-limiter.js';
 
-/** The key's token bucket in PostgreSQL, shared by every gateway replica (docs/limits.md). */
+/** The key's token bucket in PostgreSQL, shared by every gateway replica (docs/platform.md, Limits). */
 export class PostgresRateLimiter implements RateLimiter {
   /** `clock` is for tests; unset, the database clock refills every replica's buckets alike. */
   constructor(

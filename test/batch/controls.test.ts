@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, createOrganization, createProject } from '../../lib/store/accounts.js';
 import type { EmbeddedService } from '../support/embedded.js';
+import { startHeldSite } from '../support/held-site.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import { BatchClient, ledger, ledgerOnceReleased, startBatchService, type Json } from './helpers.js';
 
@@ -177,19 +178,24 @@ describe('credits', () => {
 
 describe('cancel, list, ids and tenants', () => {
   it('cancels into cancelling (202), is idempotent, ends cancelled, then 409', async () => {
-    // Slow enough that only the first item can have been leased before the cancel lands, however loaded the machine.
-    const created = await client.submit({ urls: Array.from({ length: 30 }, (_, i) => `${site.origin}/slow?ms=2000&c=${i}`), concurrency: 1 });
-    // With an item leased and running, the job stays `cancelling` until that item drains (about 2 s).
-    await client.waitFor(created.id as string, (job) => job.status === 'running');
+    // Pages answered only when the test says: the first item is leased and running when the cancel lands.
+    const held = await startHeldSite();
+    const created = await client.submit({ urls: Array.from({ length: 30 }, (_, i) => `${held.url}?c=${i}`), concurrency: 1 });
+    await client.waitFor(created.id as string, (job) => job.status === 'running' && held.arrived() === 1);
     const first = await client.post(`/v1/batch/${created.id as string}/cancel`);
     expect(first.status).toBe(202);
     const body = (await first.json()) as Json;
     expect(body.status).toBe('cancelling');
     expect(body).toHaveProperty('cancel_requested_at');
     expect((await client.post(`/v1/batch/${created.id as string}/cancel`)).status).toBe(202);
+    // With an item running, the job stays `cancelling` until that item drains.
+    expect((await client.job(created.id as string)).status).toBe('cancelling');
+    held.releaseAll();
     const job = await client.waitTerminal(created.id as string);
+    await held.close();
     expect(job.status).toBe('cancelled');
     expect((job.progress as Json).cancelled).toBeGreaterThanOrEqual(29);
+    expect(held.arrived()).toBe(1);
     const again = await client.post(`/v1/batch/${created.id as string}/cancel`);
     expect(again.status).toBe(409);
     expect((await problem(again)).code).toBe('ERR::REQUEST::CONFLICT');

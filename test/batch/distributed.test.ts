@@ -4,6 +4,7 @@ import { generateApiKey, newId } from '../../lib/ids.js';
 import { byMessage, startProgram, type Program } from '../support/programs.js';
 import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../support/services.js';
 import { until } from '../support/poll.js';
+import { startHeldSite } from '../support/held-site.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 
 // Under CI=true a missing PostgreSQL or NATS throws here and fails the run instead of skipping.
@@ -52,7 +53,9 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
       PORT: '0',
       TRAWLER_BOOTSTRAP_KEY: secret,
       DEFAULT_RATE_LIMIT_PER_SECOND: '1000',
-      BATCH_LEASE_MS: '2000',
+      // Short enough that a killed gateway's items come back soon, long enough that a loaded machine's
+      // pauses never expire a live gateway's lease.
+      BATCH_LEASE_MS: '10000',
       BATCH_DISPATCH_INTERVAL_MS: '100',
       BATCH_HOLD_RETURN_DELAY_MS: '0',
       ...env,
@@ -120,8 +123,9 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
 
   it('shares one job between two gateways: each item runs and is billed exactly once', async () => {
     // Three items in flight per gateway at most, so the job's concurrency of 10 needs both dispatchers.
-    const a = await startGateway({ BATCH_DISPATCH_CAPACITY: '3' });
-    const b = await startGateway({ BATCH_DISPATCH_CAPACITY: '3' });
+    // Leases long enough that no running item expires on a loaded machine: each runs exactly once.
+    const a = await startGateway({ BATCH_DISPATCH_CAPACITY: '3', BATCH_LEASE_MS: '120000' });
+    const b = await startGateway({ BATCH_DISPATCH_CAPACITY: '3', BATCH_LEASE_MS: '120000' });
     const before = await ledger();
     const hitsBefore = site.hits('/slow');
     const urls = Array.from({ length: 20 }, (_, i) => `${site.origin}/slow?ms=300&i=${i}`);
@@ -155,20 +159,22 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
   it('finishes the job of a SIGKILLed gateway on another one, billing each item once', async () => {
     const a = await startGateway();
     const before = await ledger();
-    const hitsBefore = site.hits('/slow');
-    const urls = Array.from({ length: 10 }, (_, i) => `${site.origin}/slow?ms=1500&crash=${i}`);
+    // The pages answer only once the gateway is dead, so its five items are surely running when it dies.
+    const target = await startHeldSite();
+    const urls = Array.from({ length: 10 }, (_, i) => `${target.url}?crash=${i}`);
     const id = await submit(a, { urls, concurrency: 5 });
 
     // Five items reach the target (the job's concurrency); the gateway dies while they run.
-    await until(() => site.hits('/slow') - hitsBefore, (hits) => hits >= 5);
+    await until(() => target.arrived(), (hits) => hits >= 5);
     await stop(a, 'SIGKILL');
+    target.releaseAll();
     const orphaned = await runningItems(id);
     expect(orphaned.length).toBe(5);
     expect(orphaned.every((item) => pidOf(item.owner) === a.program.process.pid)).toBe(true);
     const held = await ledger();
     expect(held.reserved).toBeGreaterThan(0);
 
-    const b = await startGateway();
+    const b = await startGateway({ BATCH_LEASE_MS: '120000' });
     const job = await until(() => getJson(b, `/v1/batch/${id}`), (j) => TERMINAL.includes(j.status as string));
     expect(job.status).toBe('completed');
 
@@ -178,7 +184,8 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
       urls.map((_, seq) => [seq, 'succeeded', rerun.has(seq) ? 2 : 1, CREDIT]),
     );
     // The orphaned requests still reached the target once; each was run again after its lease expired.
-    expect(site.hits('/slow') - hitsBefore).toBe(15);
+    expect(target.arrived()).toBe(15);
+    await target.close();
     const after = await ledger();
     expect(after.spent - before.spent).toBe(10 * CREDIT);
     expect(after.reserved).toBe(0);

@@ -64,7 +64,7 @@ export class BatchClient {
   }
 
   /** Polls the job until `done` holds, with a deadline (no fixed sleeps). */
-  async waitFor(id: string, done: (job: Json) => boolean, deadlineMs = 60_000): Promise<Json> {
+  async waitFor(id: string, done: (job: Json) => boolean, deadlineMs = 180_000): Promise<Json> {
     const until = Date.now() + deadlineMs;
     for (;;) {
       const job = await this.job(id);

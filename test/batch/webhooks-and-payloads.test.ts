@@ -99,7 +99,7 @@ describe('webhooks', () => {
     expect(verifySignature('wrong-secret-wrong-secret', delivered.body, String(delivered.headers['trawler-signature']))).toBe(false);
     expect(JSON.parse(delivered.body)).toMatchObject({ id: job.id, name: 'hooked', status: 'completed', progress: { succeeded: 1 } });
     // The receiver answered; the gateway records the outcome right after.
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 60_000;
     let rows = await service.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM webhook_deliveries WHERE job_id = $1', [job.id]);
     while (rows.rows[0]?.status !== 'delivered' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));

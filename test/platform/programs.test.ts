@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
-import { startProgram } from '../support/programs.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startProgram, type Program } from '../support/programs.js';
 import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
 
 const run = promisify(execFile);
@@ -17,14 +17,28 @@ function cli(args: string[], env: Record<string, string>) {
   return run(process.execPath, [ENTRY, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
 }
 
-describe('the embedded default as a program (npm start)', () => {
+// Each test starts whole programs (PGlite compiles its WASM at start): minutes on a loaded machine.
+describe('the embedded default as a program (npm start)', { timeout: 600_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'trawler-data-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   let defaultSecret = '';
+  // A failed test must not leave its service holding the data directory's lock for the next one.
+  const started: Program[] = [];
+  const start = (env: Record<string, string>) => {
+    const program = startProgram(['all'], env);
+    started.push(program);
+    return program;
+  };
+  afterEach(async () => {
+    for (const program of started.splice(0)) {
+      if (program.process.exitCode === null && program.process.signalCode === null) program.kill('SIGKILL');
+      await program.exited;
+    }
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('bootstraps on first start, prints the Default secret once, and serves it', async () => {
     const env = { DATA_DIR: dataDir, PORT: '0', EMBEDDED_ENGINES: 'fetch' };
-    const first = startProgram(['all'], env);
+    const first = start(env);
     const listening = await first.waitForLog((line) => line.msg === 'gateway listening');
     const secret = /svc_live_[a-z2-7]{52}/.exec(first.stderr.join(''))?.[0];
     expect(secret).toBeDefined();
@@ -35,7 +49,7 @@ describe('the embedded default as a program (npm start)', () => {
     first.kill('SIGTERM');
     expect(await first.exited).toBe(0);
 
-    const second = startProgram(['all'], env);
+    const second = start(env);
     const again = await second.waitForLog((line) => line.msg === 'gateway listening');
     expect(second.stderr.join('')).not.toMatch(/svc_live_/);
     const still = await fetch(`${String(again.url)}/v1/workers`, { headers: { authorization: `Bearer ${secret}` } });
@@ -46,7 +60,7 @@ describe('the embedded default as a program (npm start)', () => {
 
   it('refuses the admin CLI on the data directory of the running service, naming its pid, and changes nothing', async () => {
     const env = { DATA_DIR: dataDir, PORT: '0', EMBEDDED_ENGINES: 'fetch' };
-    const running = startProgram(['all'], env);
+    const running = start(env);
     try {
       const listening = await running.waitForLog((line) => line.msg === 'gateway listening');
       const refused = await cli(['keys', 'create', '--project', 'any', '--name', 'intruder'], { DATA_DIR: dataDir }).then(
@@ -74,7 +88,7 @@ describe('the embedded default as a program (npm start)', () => {
     const squatter = createServer();
     await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
     const taken = (squatter.address() as AddressInfo).port;
-    const program = startProgram(['all'], { DATA_DIR: dataDir, PORT: '0', EMBEDDED_ENGINES: 'fetch', METRICS_PORT: String(taken) });
+    const program = start({ DATA_DIR: dataDir, PORT: '0', EMBEDDED_ENGINES: 'fetch', METRICS_PORT: String(taken) });
     try {
       const moved = await program.waitForLog((line) => line.port === taken && typeof line.actual_port === 'number');
       expect(moved).toMatchObject({ level: 40, reason: 'taken by another process' });
@@ -100,7 +114,7 @@ describe('the embedded default as a program (npm start)', () => {
   });
 });
 
-describe.skipIf(!available)('key management CLI and migrations against PostgreSQL', () => {
+describe.skipIf(!available)('key management CLI and migrations against PostgreSQL', { timeout: 600_000 }, () => {
   let database: { url: string; drop(): Promise<void> };
   afterAll(async () => database?.drop());
 

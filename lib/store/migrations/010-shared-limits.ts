@@ -1,5 +1,5 @@
 /**
- * Limits shared by every gateway replica on PostgreSQL (docs/limits.md): one token bucket row per API
+ * Limits shared by every gateway replica on PostgreSQL (docs/platform.md, Limits): one token bucket row per API
  * key, and one lease row per busy concurrency slot of an organization. Slot numbers run from 0 to the
  * organization's limit minus one, so the primary key alone makes over-admission impossible; a lease
  * whose gateway died expires and its slot is taken again.
