@@ -1,4 +1,5 @@
 import { linkDensity, textLength } from './dom.js';
+import { trimBlocks } from './blocks.js';
 import { FURNITURE_HEADING } from './patterns.js';
 
 const BLOCKS = 'ul, ol, dl, table, div, section, p, nav';
@@ -32,4 +33,5 @@ export function cleanArticle(article: Element): void {
     if (next && (next.localName === 'ul' || next.localName === 'ol') && linkDensity(next) > 0.3) next.remove();
     heading.remove();
   }
+  trimBlocks(article);
 }

@@ -1,5 +1,5 @@
 import type { AnyNode, Element, ParentNode } from 'domhandler';
-import { CONTENT_WORDS, FURNITURE_ROLES, FURNITURE_TAGS, FURNITURE_WORDS, HIDDEN_STYLE } from './patterns.js';
+import { CONTENT_WORDS, FURNITURE_ROLES, FURNITURE_TAGS, FURNITURE_WORDS, HIDDEN_STYLE, STRONG_FURNITURE_WORDS } from './patterns.js';
 
 /** Search, login and sign-up forms are small; a form wrapping the whole page (ASP.NET) is layout. */
 const SMALL_FORM_CHARS = 300;
@@ -60,6 +60,14 @@ function isNeverText(element: Element): boolean {
 const FURNITURE_TAG_SET = new Set(FURNITURE_TAGS.split(',').map((tag) => tag.trim()));
 const FURNITURE_ROLE_SET = new Set(Array.from(FURNITURE_ROLES.matchAll(/role="([^"]+)"/g), (match) => match[1]));
 
+type Verdict = 'content' | 'furniture' | 'strong';
+
+function verdict(element: Element, insideArticle: boolean): Verdict {
+  if (!looksLikeFurniture(element, insideArticle)) return 'content';
+  const marker = `${element.attribs.id ?? ''} ${element.attribs.class ?? ''}`;
+  return STRONG_FURNITURE_WORDS.test(marker) ? 'strong' : 'furniture';
+}
+
 function looksLikeFurniture(element: Element, insideArticle: boolean): boolean {
   const { attribs, name } = element;
   if (name === 'main' || name === 'article') return false;
@@ -69,7 +77,8 @@ function looksLikeFurniture(element: Element, insideArticle: boolean): boolean {
   if (attribs['aria-hidden'] === 'true' || 'hidden' in attribs) return true;
   if (attribs.style && HIDDEN_STYLE.test(attribs.style)) return true;
   const marker = `${attribs.id ?? ''} ${attribs.class ?? ''}`.trim();
-  return marker !== '' && FURNITURE_WORDS.test(marker) && !CONTENT_WORDS.test(marker);
+  if (marker === '') return false;
+  return STRONG_FURNITURE_WORDS.test(marker) || (FURNITURE_WORDS.test(marker) && !CONTENT_WORDS.test(marker));
 }
 
 /**
@@ -91,7 +100,10 @@ export function removeFurniture(body: ParentNode): PageShape {
       if (!isElement(child)) return true;
       if (isNeverText(child)) return false;
       if (child.name === 'form' && (stats.get(child)?.chars ?? 0) < SMALL_FORM_CHARS && !layout(child)) return false;
-      if (looksLikeFurniture(child, insideArticle) && !layout(child)) return false;
+      const kind = verdict(child, insideArticle);
+      // A comment section may carry most of a page's text; only the article's own markers guard it.
+      if (kind === 'strong' && !stats.get(child)?.holdsContent) return false;
+      if (kind === 'furniture' && !layout(child)) return false;
       prune(child, insideArticle || isContentMarker(child));
       return true;
     });
