@@ -43,7 +43,13 @@ function headEssentials($: CheerioAPI): string {
  */
 function headlineOf($: CheerioAPI): (title: string) => string {
   const h1 = $('h1').first().text().replace(/\s+/g, ' ').trim();
-  return (title) => (h1 !== '' && (title.includes(h1) || h1.includes(title)) ? h1 : title);
+  const words = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (title) => {
+    const titleWords = new Set(words(title));
+    const h1Words = words(h1);
+    const named = h1Words.length > 0 && (h1Words.every((word) => titleWords.has(word)) || h1.includes(title));
+    return named ? h1 : title;
+  };
 }
 
 /**

@@ -1,7 +1,11 @@
 import { TERMINATING_BLOCK } from './patterns.js';
 
 const BLOCK_TAGS = new Set(['p', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'blockquote', 'td', 'th', 'dd', 'dt', 'div', 'section', 'figcaption', 'table', 'ul', 'ol', 'dl', 'tr']);
-const KEEP_TAGS = new Set(['pre', 'table', 'figure', 'img']);
+/** Code, tables, figures and the items of lists and tables are judged as a whole (postclean), never one by one. */
+const KEEP_TAGS = new Set(['pre', 'table', 'figure', 'img', 'li', 'td', 'th', 'dt', 'dd', 'tr']);
+
+/** Trimming that would keep less than this share of the words is not applied. */
+const MIN_KEPT_SHARE = 0.5;
 
 interface Block {
   element: Element;
@@ -79,6 +83,9 @@ export function trimBlocks(article: Element): void {
   while (first < end && boiler[first]) first += 1;
   let last = end - 1;
   while (last > first && boiler[last]) last -= 1;
+  const keptWords = blocks.slice(first, last + 1).reduce((sum, block) => sum + block.words, 0);
+  // A pick whose blocks are mostly "boilerplate" is a listing (teasers, search results), not an article.
+  if (keptWords < totalWords * MIN_KEPT_SHARE) return;
   blocks.forEach((block, i) => {
     const outside = i < first || i > last;
     const linkNoise = boiler[i] && block.linkDensity > 0.333333 && block.words <= 40;

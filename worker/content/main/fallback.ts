@@ -46,8 +46,10 @@ function isDataTable(element: Element): boolean {
 
 function isProse(block: Element): boolean {
   const { chars, linked } = textAndLinks(block);
-  if (chars === 0 || linked / chars > MAX_LINK_SHARE) return false;
-  return /^h\d$/.test(block.name) || chars >= 20 || linked === 0;
+  if (chars === 0) return false;
+  // Headings of teasers are links and still content on a home page or listing.
+  if (/^h\d$/.test(block.name)) return true;
+  return linked / chars <= MAX_LINK_SHARE && (chars >= 20 || linked === 0);
 }
 
 /**
