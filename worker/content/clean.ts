@@ -1,28 +1,15 @@
 import type { Cheerio, CheerioAPI } from 'cheerio';
-import type { AnyNode, Element } from 'domhandler';
+import type { AnyNode, ParentNode } from 'domhandler';
+import { selectMainContent } from './main/index.js';
 
 /** body, or the document root for fragments without one. */
 export function contentRoot($: CheerioAPI): Cheerio<AnyNode> {
   const body: Cheerio<AnyNode> = $('body');
   return body.length > 0 ? body : $.root();
 }
-import { flatText } from './document.js';
 
 /** Never content in any textual output. */
 const NEVER_CONTENT = 'script, style, noscript, template, link, meta, base, object, embed, canvas, iframe, frame, frameset, dialog';
-
-/** Page furniture dropped by main_content_only. header/footer inside an article or main belong to it. */
-const BOILERPLATE = [
-  'nav', 'aside', 'menu', '[role="navigation"]', '[role="banner"]', '[role="contentinfo"]', '[role="complementary"]',
-  '[role="search"]', '[role="dialog"]', '[role="alertdialog"]', '[aria-hidden="true"]', '[hidden]',
-  'form[role="search"]', 'button', 'select', 'input', 'textarea', 'label',
-].join(', ');
-
-const BOILERPLATE_WORDS =
-  /(^|[-_\s])(cookie|cookies|consent|gdpr|cmp|banner|ads?|advert|advertisement|adsbygoogle|sponsor|sponsored|promo|newsletter|subscribe|social|share|sharing|breadcrumbs?|skip-link|sidebar|popup|modal|related|comments?)($|[-_\s])/i;
-/** A wrapper holding these is layout, not furniture, whatever its class says. */
-const CONTENT_MARKERS = 'main, article, [role="main"], h1';
-const HIDDEN_STYLE = /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)/i;
 
 /** Keep only the subtrees matching `selectors` (outermost matches, document order). */
 export function keepOnly($: CheerioAPI, selectors: string[]): void {
@@ -42,41 +29,37 @@ export function removeNeverContent($: CheerioAPI): void {
   $('svg').remove();
 }
 
-function isFurniture(element: Element): boolean {
-  const marker = `${element.attribs.id ?? ''} ${element.attribs.class ?? ''}`;
-  if (element.name === 'body' || element.name === 'html' || element.name === 'main' || element.name === 'article') return false;
-  if (HIDDEN_STYLE.test(element.attribs.style ?? '')) return true;
-  return marker.trim() !== '' && BOILERPLATE_WORDS.test(marker);
+/** What Readability needs of the head: the title, meta tags and JSON-LD (scripts and styles are dead weight). */
+function headEssentials($: CheerioAPI): string {
+  return $('head title, head meta, script[type="application/ld+json"]')
+    .toArray()
+    .map((element) => $.html(element))
+    .join('');
 }
 
-function textLength(element: AnyNode): number {
-  return flatText(element).replace(/\s+/g, ' ').trim().length;
+/**
+ * The article's headline: the page's first h1 when the title Readability found names it (titles
+ * carry the site's name beside it), else that title.
+ */
+function headlineOf($: CheerioAPI): (title: string) => string {
+  const h1 = $('h1').first().text().replace(/\s+/g, ' ').trim();
+  const words = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (title) => {
+    const titleWords = new Set(words(title));
+    const h1Words = words(h1);
+    const named = h1Words.length > 0 && (h1Words.every((word) => titleWords.has(word)) || h1.includes(title));
+    return named ? h1 : title;
+  };
 }
 
-/** The element holding the page's main content: the largest `main`, else the largest `article`, else body. */
-function mainRoot($: CheerioAPI): Cheerio<AnyNode> | null {
-  for (const selector of ['main, [role="main"]', 'article, [itemprop="articleBody"]']) {
-    const candidates = $(selector).toArray() as AnyNode[];
-    if (candidates.length === 0) continue;
-    const best = candidates.reduce((a, b) => (textLength(b) > textLength(a) ? b : a));
-    if (textLength(best) > 0) return $(best);
-  }
-  return null;
-}
-
-/** main_content_only: strip navigation, header, footer, aside, cookie banners, ads; narrow to main/article. */
+/**
+ * main_content_only: the article (or, on other pages, the prose) chosen by ./main/, in place of the
+ * body. docs/content.md says how it is chosen.
+ */
 export function keepMainContent($: CheerioAPI): void {
-  $(BOILERPLATE).remove();
-  $('header, footer').filter((_, element) => $(element).closest('article, main, [role="main"]').length === 0).remove();
-  $('*')
-    .filter((_, element) => element.type === 'tag' && isFurniture(element) && $(element).find(CONTENT_MARKERS).length === 0)
-    .remove();
-  const root = mainRoot($);
-  if (!root) return;
   const body = contentRoot($);
-  const title = $('h1').first();
-  const keepTitle = title.length > 0 && root.find(title).length === 0 && textLength(title[0]) > 0;
+  const headline = headlineOf($);
+  const { nodes } = selectMainContent(body[0] as ParentNode, headEssentials($), headline);
   body.empty();
-  if (keepTitle) body.append(title);
-  body.append(root);
+  body.append(nodes);
 }

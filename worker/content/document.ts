@@ -103,6 +103,24 @@ function absolutiseUrls($: CheerioAPI, baseUrl: string): void {
   });
 }
 
+/** A `<title>` closed beyond this many characters, or never, is taken as unclosed. */
+const MAX_TITLE_CHARS = 2_000;
+
+/**
+ * An unclosed (or mistyped) `</title>` makes the rest of the page title text. Such a title is
+ * closed at its first tag, so the page's markup is read as markup.
+ */
+function closeRunawayTitle(html: string): string {
+  const open = /<title\b[^>]*>/i.exec(html.slice(0, 100_000));
+  if (!open) return html;
+  const start = open.index + open[0].length;
+  const close = html.slice(start, start + MAX_TITLE_CHARS).search(/<\/title\s*>/i);
+  if (close >= 0) return html;
+  const firstTag = html.slice(start, start + MAX_TITLE_CHARS).indexOf('<');
+  if (firstTag < 0) return html;
+  return `${html.slice(0, start + firstTag)}</title>${html.slice(start + firstTag)}`;
+}
+
 export function loadDocument(html: string, finalUrl: string): LoadedDocument {
   const warnings: string[] = [];
   let source = html;
@@ -110,7 +128,7 @@ export function loadDocument(html: string, finalUrl: string): LoadedDocument {
     source = source.slice(0, CONTENT_LIMITS.maxHtmlChars);
     warnings.push(`CONTENT_TRUNCATED: only the first ${CONTENT_LIMITS.maxHtmlChars} characters of HTML were processed`);
   }
-  const dom = parseDocument(source, { decodeEntities: true });
+  const dom = parseDocument(closeRunawayTitle(source), { decodeEntities: true });
   const flattened = flattenDeepNesting(dom);
   if (flattened > 0) warnings.push(`CONTENT_FLATTENED: markup nested deeper than ${CONTENT_LIMITS.maxDepth} levels was reduced to text`);
   const $ = load(dom);

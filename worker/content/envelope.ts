@@ -1,5 +1,6 @@
 import { ServiceError } from '../../lib/errors/index.js';
 import { validateExtractRules } from '../../lib/extract/rules.js';
+import { emptyMetadata } from './metadata/index.js';
 import type { ContentInput } from './pipeline.js';
 import { analysePage, type Analysis, type DocumentFormat } from './render.js';
 
@@ -12,8 +13,7 @@ export interface EnvelopeContent {
 }
 
 function emptyAnalysis(): Analysis {
-  const metadata = { title: null, description: null, language: null, canonical: null };
-  return { content: null, metadata, links: null, autoparse: null, extracted: null, emptyFields: [], warnings: [] };
+  return { content: null, metadata: emptyMetadata(), links: null, autoparse: null, extracted: null, emptyFields: [], warnings: [] };
 }
 
 /** Extract fields at the top of `data`; autoparse alone fills `data`, beside extract it sits under `autoparse`. */

@@ -11,7 +11,7 @@ import { runExtraction } from './extract.js';
 import { CONTENT_LIMITS } from './limits.js';
 import { collectLinks } from './links.js';
 import { toMarkdown } from './markdown.js';
-import { readMetadata, type PageMetadata } from './metadata.js';
+import { readMetadata, type PageMetadata } from './metadata/index.js';
 import { toText } from './text.js';
 
 export type DocumentFormat = 'html' | 'markdown' | 'text';

@@ -1,0 +1,75 @@
+import render from 'dom-serializer';
+import type { AnyNode, ParentNode } from 'domhandler';
+import { parseDocument } from 'htmlparser2';
+import { flatText } from '../document.js';
+import { readabilityArticle } from './article.js';
+import { parsePage } from './dom.js';
+import { proseBlocks } from './fallback.js';
+import { cleanArticle } from './postclean.js';
+import { removeFurniture } from './preclean.js';
+
+export type MainContentSource = 'article' | 'baseline' | 'page';
+
+export interface MainContent {
+  /** The nodes to put in place of the body's children. */
+  nodes: AnyNode[];
+  /** article: Readability's pick, cleaned; baseline: prose blocks of the page; page: the cleaned page. */
+  source: MainContentSource;
+}
+
+/**
+ * Readability is worth its cost on pages of ordinary shape; a page beyond these bounds (a hostile
+ * or generated one) keeps its furniture-stripped body, which costs one linear pass.
+ */
+const READABILITY_BOUNDS = { elements: 20_000, depth: 120 };
+
+/** An article shorter than this (characters) and than a third of the page's text is "too little". */
+const MIN_ARTICLE_CHARS = 250;
+
+function normalised(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+function chars(nodes: AnyNode[]): number {
+  return nodes.reduce((sum, node) => sum + normalised(flatText(node)).length, 0);
+}
+
+/** Readability keeps the headline out of its content; the headline belongs to the article. */
+function withHeadline(article: Element, title: string): AnyNode[] {
+  const headline = normalised(title);
+  const opening = normalised(article.textContent ?? '').slice(0, 400);
+  let html = article.outerHTML;
+  if (headline !== '' && !opening.includes(headline)) {
+    const h1 = article.ownerDocument.createElement('h1');
+    h1.textContent = title;
+    html = h1.outerHTML + html;
+  }
+  return parseDocument(html).children;
+}
+
+/**
+ * The page's main content. `body` (parsed by htmlparser2) is first stripped of furniture; Mozilla
+ * Readability then scores what is left and its pick loses its link lists and gets its headline
+ * back. When it picks too little or nothing, the prose blocks of the page are taken instead; when
+ * there are none, the cleaned page. `headHtml` gives Readability the title.
+ */
+export function selectMainContent(body: ParentNode, headHtml: string, headline: (title: string) => string): MainContent {
+  const shape = removeFurniture(body);
+  if (shape.elements > READABILITY_BOUNDS.elements || shape.depth > READABILITY_BOUNDS.depth) {
+    return { nodes: [...body.children], source: 'page' };
+  }
+  const pageChars = chars(body.children);
+  const article = readabilityArticle(parsePage(headHtml, render(body.children, { encodeEntities: 'utf8' })));
+  let articleChars = 0;
+  if (article) {
+    cleanArticle(article.content);
+    articleChars = normalised(article.content.textContent ?? '').length;
+    if (articleChars >= MIN_ARTICLE_CHARS || articleChars >= pageChars / 3) {
+      return { nodes: withHeadline(article.content, headline(article.title)), source: 'article' };
+    }
+  }
+  const prose = proseBlocks(body);
+  if (chars(prose) > articleChars) return { nodes: prose, source: 'baseline' };
+  if (article && articleChars > 0) return { nodes: withHeadline(article.content, headline(article.title)), source: 'article' };
+  return { nodes: [...body.children], source: 'page' };
+}

@@ -1,0 +1,47 @@
+/**
+ * Class/id words and roles that mark page furniture rather than article text, in the manner of
+ * trafilatura's and boilerpipe's boilerplate lists. Matched on word boundaries of class and id.
+ */
+function wordPattern(words: string[]): RegExp {
+  return new RegExp(`(?:^|[-_\\s])(${words.join('|')})(?:$|[-_\\s])`, 'i');
+}
+
+/** Never article text, whatever other words the class carries ("comment-body" is a comment). */
+export const STRONG_FURNITURE_WORDS = wordPattern([
+  'comments?', 'comment-list', 'commentlist', 'disqus', 'replies', 'respond',
+  'related', 'recommended', 'recommendations?', 'more-stories', 'also-read', 'outbrain', 'taboola',
+  'share', 'sharing', 'sharethis', 'social', 'addthis', 'shariff',
+  'cookies?', 'consent', 'gdpr', 'cmp', 'newsletter', 'subscribe', 'signup', 'paywall',
+  'ads?', 'advert', 'adverts', 'advertisement', 'adsbygoogle', 'ad-slot', 'adslot', 'sponsor', 'sponsored', 'promo',
+]);
+
+/** Furniture unless the class also names content ("main-nav" goes, "nav-content" stays). */
+export const FURNITURE_WORDS = wordPattern([
+  'discussion', 'read-more', 'readmore', 'popular', 'trending', 'most-read', 'mostread', 'most-popular', 'teasers?',
+  'socials', 'subscription', 'promotion',
+  'nav', 'navbar', 'navigation', 'menu', 'breadcrumbs?', 'skip-link', 'pagination', 'pager',
+  'sidebar', 'side-bar', 'rail', 'widget', 'widgets', 'footer', 'masthead', 'site-header',
+  'tags', 'tag-list', 'taglist', 'keywords', 'author-bio', 'print', 'toolbar', 'tools',
+  'popup', 'modal', 'overlay', 'banner', 'hidden', 'visually-hidden', 'sr-only',
+]);
+
+/** Words on a wrapper that make it a content container whatever else its class says. */
+export const CONTENT_WORDS = /(?:^|[-_\s])(article|articlebody|article-body|story|story-body|post-body|entry-content|post-content|main-content|content-body|text|body)(?:$|[-_\s])/i;
+
+/** Elements that are never article text. */
+export const FURNITURE_TAGS = 'nav, aside, menu, button, select, input, textarea, label, dialog, iframe, object, embed, canvas, noscript, template, svg';
+
+export const FURNITURE_ROLES =
+  '[role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], [role="dialog"], [role="alertdialog"], [role="menu"], [role="menubar"], [aria-hidden="true"], [hidden]';
+
+export const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
+
+/** Short lines that introduce a block of boilerplate ("Related articles", "Share this"). */
+export const FURNITURE_HEADING = /^(related|recommended|more (stories|from|on|news)|read (more|next|also)|see also|you (may|might) (also )?like|popular|most (read|popular|viewed)|share( this)?|comments?|leave a (comment|reply)|tags?|advertisement|sponsored)\b/i;
+
+/**
+ * boilerpipe's terminating blocks: a short block opening like this ends the article; it and what
+ * follows it are comments, related links or the page footer.
+ */
+export const TERMINATING_BLOCK =
+  /^(comments?\b|\d+ comments?\b|post a comment|leave a (comment|reply)|add (a |your )?comment|have your say|reader comments|related (stories|articles|links|content|news)\b|more (stories|news|articles)\b|recommended (for you|stories|articles)|you (may|might) (also )?like|(©|\(c\)|copyright\b)|all rights reserved|tags:|share this|what do you think\?)/i;

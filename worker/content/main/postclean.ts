@@ -1,0 +1,37 @@
+import { linkDensity, textLength } from './dom.js';
+import { trimBlocks } from './blocks.js';
+import { FURNITURE_HEADING } from './patterns.js';
+
+const BLOCKS = 'ul, ol, dl, table, div, section, p, nav';
+
+/**
+ * A block that is mostly links and little prose is a link list (related stories, tags, paging),
+ * as in trafilatura's and boilerpipe's link-density tests.
+ */
+function isLinkList(element: Element): boolean {
+  const text = textLength(element);
+  if (text === 0) return false;
+  const density = linkDensity(element);
+  if (element.localName === 'p') return density > 0.9 && text < 80;
+  return density > 0.6 || (density > 0.4 && text < 200);
+}
+
+/** A short heading-like block announcing boilerplate ("Related articles", "Share this"). */
+function isFurnitureHeading(element: Element): boolean {
+  const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim();
+  return text.length < 60 && FURNITURE_HEADING.test(text);
+}
+
+/** Removes link lists and announced boilerplate blocks left inside the chosen article. */
+export function cleanArticle(article: Element): void {
+  for (const element of Array.from(article.querySelectorAll(BLOCKS))) {
+    if (element.isConnected && isLinkList(element)) element.remove();
+  }
+  for (const heading of Array.from(article.querySelectorAll('h2, h3, h4, h5, h6, strong, b'))) {
+    if (!heading.isConnected || !isFurnitureHeading(heading)) continue;
+    const next = heading.nextElementSibling;
+    if (next && (next.localName === 'ul' || next.localName === 'ol') && linkDensity(next) > 0.3) next.remove();
+    heading.remove();
+  }
+  trimBlocks(article);
+}

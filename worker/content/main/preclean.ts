@@ -1,0 +1,117 @@
+import type { AnyNode, Element, ParentNode } from 'domhandler';
+import { CONTENT_WORDS, FURNITURE_ROLES, FURNITURE_TAGS, FURNITURE_WORDS, HIDDEN_STYLE, STRONG_FURNITURE_WORDS } from './patterns.js';
+
+/** Search, login and sign-up forms are small; a form wrapping the whole page (ASP.NET) is layout. */
+const SMALL_FORM_CHARS = 300;
+/** A wrapper carrying this share of the page's text is layout, not furniture, whatever its name. */
+const LAYOUT_SHARE = 0.4;
+
+const CONTENT_TAGS = new Set(['article', 'main', 'h1']);
+const NEVER_TEXT = new Set(['script', 'style', 'noscript', 'template', 'link', 'meta', 'base', 'object', 'embed', 'canvas', 'iframe', 'frame', 'frameset', 'svg', 'math']);
+
+interface Stats {
+  chars: number;
+  /** Holds article, main, [role=main], [itemprop=articleBody] or h1: never furniture. */
+  holdsContent: boolean;
+}
+
+function isElement(node: AnyNode): node is Element {
+  return node.type === 'tag' || node.type === 'script' || node.type === 'style';
+}
+
+function isContentMarker(element: Element): boolean {
+  return CONTENT_TAGS.has(element.name) || element.attribs.role === 'main' || element.attribs.itemprop === 'articleBody';
+}
+
+export interface PageShape {
+  elements: number;
+  depth: number;
+}
+
+/** Text length and content markers of every element, in one pass (no quadratic re-reading). */
+function measure(root: ParentNode): { stats: Map<Element, Stats>; shape: PageShape } {
+  const stats = new Map<Element, Stats>();
+  const shape: PageShape = { elements: 0, depth: 0 };
+  const visit = (node: AnyNode, depth: number): Stats => {
+    if (node.type === 'text') return { chars: node.data.trim().length, holdsContent: false };
+    if (!isElement(node)) return { chars: 0, holdsContent: false };
+    const own: Stats = { chars: 0, holdsContent: false };
+    shape.elements += 1;
+    shape.depth = Math.max(shape.depth, depth);
+    if (!NEVER_TEXT.has(node.name)) {
+      for (const child of node.children) {
+        const sub = visit(child, depth + 1);
+        own.chars += sub.chars;
+        own.holdsContent ||= sub.holdsContent;
+      }
+    }
+    stats.set(node, own);
+    return { chars: own.chars, holdsContent: own.holdsContent || isContentMarker(node) };
+  };
+  for (const child of root.children) visit(child, 1);
+  return { stats, shape };
+}
+
+function isNeverText(element: Element): boolean {
+  return NEVER_TEXT.has(element.name) && !(element.name === 'script' && element.attribs.type === 'application/ld+json');
+}
+
+/** cheerio-free matching of the furniture tags and roles (plain names and attribute tests). */
+const FURNITURE_TAG_SET = new Set(FURNITURE_TAGS.split(',').map((tag) => tag.trim()));
+const FURNITURE_ROLE_SET = new Set(Array.from(FURNITURE_ROLES.matchAll(/role="([^"]+)"/g), (match) => match[1]));
+
+type Verdict = 'content' | 'furniture' | 'strong';
+
+function verdict(element: Element, insideArticle: boolean): Verdict {
+  if (!looksLikeFurniture(element, insideArticle)) return 'content';
+  const marker = `${element.attribs.id ?? ''} ${element.attribs.class ?? ''}`;
+  return STRONG_FURNITURE_WORDS.test(marker) ? 'strong' : 'furniture';
+}
+
+function looksLikeFurniture(element: Element, insideArticle: boolean): boolean {
+  const { attribs, name } = element;
+  if (name === 'main' || name === 'article') return false;
+  if (FURNITURE_TAG_SET.has(name)) return true;
+  if ((name === 'header' || name === 'footer') && !insideArticle) return true;
+  if (attribs.role && FURNITURE_ROLE_SET.has(attribs.role)) return true;
+  if (attribs['aria-hidden'] === 'true' || 'hidden' in attribs) return true;
+  if (attribs.style && HIDDEN_STYLE.test(attribs.style)) return true;
+  const marker = `${attribs.id ?? ''} ${attribs.class ?? ''}`.trim();
+  if (marker === '') return false;
+  return STRONG_FURNITURE_WORDS.test(marker) || (FURNITURE_WORDS.test(marker) && !CONTENT_WORDS.test(marker));
+}
+
+/**
+ * Drops page furniture before scoring, on the parsed page: never-text elements, navigation,
+ * asides, small forms and widgets, comment sections, related/recommended blocks, share bars,
+ * cookie and newsletter banners, hidden elements; page headers and footers outside the article.
+ * A candidate that holds the article (article, main, h1) or most of the page's text stays.
+ */
+export function removeFurniture(body: ParentNode): PageShape {
+  const { stats, shape } = measure(body);
+  const pageChars = body.children.reduce((sum, child) => sum + (isElement(child) ? (stats.get(child)?.chars ?? 0) : 0), 0);
+  const layout = (element: Element): boolean => {
+    const own = stats.get(element);
+    return own !== undefined && (own.holdsContent || own.chars > pageChars * LAYOUT_SHARE);
+  };
+  const prune = (parent: ParentNode, insideArticle: boolean): void => {
+    parent.children = parent.children.filter((child) => {
+      if (child.type === 'comment' || child.type === 'directive') return false;
+      if (!isElement(child)) return true;
+      if (isNeverText(child)) return false;
+      if (child.name === 'form' && (stats.get(child)?.chars ?? 0) < SMALL_FORM_CHARS && !layout(child)) return false;
+      const kind = verdict(child, insideArticle);
+      // A comment section may carry most of a page's text; only the article's own markers guard it.
+      if (kind === 'strong' && !stats.get(child)?.holdsContent) return false;
+      if (kind === 'furniture' && !layout(child)) return false;
+      prune(child, insideArticle || isContentMarker(child));
+      return true;
+    });
+    parent.children.forEach((child, index) => {
+      child.prev = parent.children[index - 1] ?? null;
+      child.next = parent.children[index + 1] ?? null;
+    });
+  };
+  prune(body, false);
+  return shape;
+}
