@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ENTRY = join(process.cwd(), 'dist/bin/trawler.js');
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunningCli {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stderr holds text matching `pattern` (bounded; the CLI's own pace is not assumed). */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  done: Promise<CliRun>;
+}
+
+/**
+ * The compiled `trawler` command as a child process (asynchronous, so an embedded service in this
+ * process keeps answering it). Only PATH and HOME are inherited: no stray TRAWLER_* settings.
+ */
+export function startCli(args: string[], env: Record<string, string> = {}, stdin?: string): RunningCli {
+  if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: build first (npx tsc -p tsconfig.json)`);
+  const child = spawn(process.execPath, [ENTRY, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const watchers: Array<() => void> = [];
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    for (const watcher of [...watchers]) watcher();
+  });
+  if (stdin !== undefined) child.stdin!.end(stdin);
+  else child.stdin!.end();
+  const done = new Promise<CliRun>((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    done,
+    waitForStderr(pattern, timeoutMs = 30_000) {
+      if (pattern.test(stderr)) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`stderr never matched ${pattern}: ${stderr}`)), timeoutMs);
+        const check = () => {
+          if (!pattern.test(stderr)) return;
+          clearTimeout(timer);
+          watchers.splice(watchers.indexOf(check), 1);
+          resolve();
+        };
+        watchers.push(check);
+        void done.then(() => {
+          clearTimeout(timer);
+          if (!pattern.test(stderr)) reject(new Error(`CLI exited before stderr matched ${pattern}: ${stderr}`));
+        });
+      });
+    },
+  };
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<CliRun> {
+  return startCli(args, env, stdin).done;
+}
