@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { ARTICLE_HTML, SIMPLE_HTML, startTargetSite, type TargetSite } from '../support/target-site.js';
-import { runCli } from './run-cli.js';
+import { CLI_SERVICE_ENV, fetchWorkerVisible, runCli } from './run-cli.js';
 
 let service: EmbeddedService;
 let site: TargetSite;
@@ -11,7 +11,8 @@ let env: Record<string, string>;
 const dir = mkdtempSync('/tmp/trawler-cli-');
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'], env: { DEFAULT_RATE_LIMIT_PER_SECOND: '1000' } }), startTargetSite()]);
+  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'], env: CLI_SERVICE_ENV }), startTargetSite()]);
+  await fetchWorkerVisible(service.url, service.secret);
   env = { TRAWLER_API_URL: service.url, TRAWLER_API_KEY: service.secret };
 });
 afterAll(async () => {

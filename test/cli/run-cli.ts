@@ -68,3 +68,19 @@ export function startCli(args: string[], env: Record<string, string> = {}, stdin
 export function runCli(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<CliRun> {
   return startCli(args, env, stdin).done;
 }
+
+/**
+ * The suites' service settings: a slower heartbeat, so a worker on this busy shared machine is not
+ * dropped between beats (which the CLI would rightly report as ERR::ENGINE::UNAVAILABLE).
+ */
+export const CLI_SERVICE_ENV = { HEARTBEAT_INTERVAL_MS: '2000', DEFAULT_RATE_LIMIT_PER_SECOND: '1000' };
+
+/** Waits until the gateway lists a fetch worker, so the first request finds the engine deployed. */
+export async function fetchWorkerVisible(url: string, secret: string): Promise<void> {
+  const { until } = await import('../support/poll.js');
+  await until(
+    async () => ((await (await fetch(`${url}/v1/workers`, { headers: { authorization: `Bearer ${secret}` } })).json()) as { engines: { fetch: { workers: number } } }).engines.fetch.workers,
+    (workers) => workers > 0,
+    30_000,
+  );
+}
