@@ -83,7 +83,7 @@ export class InterruptControl {
   private async ask(): Promise<WatchAction> {
     const { progress, jobId } = this.options;
     const readline = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
-    progress.note('');
+    progress.pause();
     try {
       return await new Promise<WatchAction>((resolve) => {
         readline.once('SIGINT', () => resolve('cancel'));

@@ -7,6 +7,8 @@ export interface ProgressView {
   update(job: BatchJob): void;
   /** A message between updates (the bar is cleared around it on a terminal). */
   note(message: string): void;
+  /** Takes the bar off the screen (for a prompt); the next update draws it again. */
+  pause(): void;
   stop(): void;
 }
 
@@ -72,6 +74,10 @@ export function terminalProgress(stream: NodeJS.WriteStream, now: () => number =
       stream.write(`${message}\n`);
       if (started) bar.render();
     },
+    pause() {
+      if (started) bar.stop();
+      started = false;
+    },
     stop() {
       if (started) bar.stop();
     },
@@ -97,10 +103,11 @@ export function lineProgress(stream: NodeJS.WritableStream, everyMs: number, now
     note(message) {
       stream.write(`${message}\n`);
     },
+    pause() {},
     stop() {
       if (last && last !== lastPrinted) stream.write(`${progressLine(last)}\n`);
     },
   };
 }
 
-export const silentProgress: ProgressView = { update() {}, note() {}, stop() {} };
+export const silentProgress: ProgressView = { update() {}, note() {}, pause() {}, stop() {} };
