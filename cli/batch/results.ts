@@ -29,15 +29,29 @@ export async function resultsPage(client: ApiClient, jobId: string, cursor: stri
   }
 }
 
+/** Where a follower stands in a job's results: the cursor to ask from and the last seq written. */
+export interface ResultsPosition {
+  cursor: string | null;
+  lastSeq: number;
+}
+
+export const START: ResultsPosition = { cursor: null, lastSeq: -1 };
+
 /**
- * Every line after `cursor` that is finished now. While the job runs, an empty page carries no cursor,
- * so the last one is kept and asked again on the next poll.
+ * Every line after `position` that is finished now. While the job runs, an empty page carries no
+ * cursor, so the last one is kept and asked again on the next poll. A job that ends between two pages
+ * can answer a last page without a cursor; lines at or below `lastSeq` are then dropped, not written twice.
  */
-export async function drainResults(client: ApiClient, jobId: string, cursor: string | null, onLines: (lines: string[]) => Promise<void>): Promise<string | null> {
+export async function drainResults(client: ApiClient, jobId: string, position: ResultsPosition, onLines: (lines: string[]) => Promise<void>): Promise<ResultsPosition> {
+  let { cursor, lastSeq } = position;
   for (;;) {
     const page = await resultsPage(client, jobId, cursor);
-    if (page.lines.length > 0) await onLines(page.lines);
-    if (page.nextCursor === null || page.lines.length === 0) return page.lines.length > 0 ? (page.nextCursor ?? cursor) : cursor;
+    const fresh = page.lines.filter((line) => (JSON.parse(line) as { seq: number }).seq > lastSeq);
+    if (fresh.length > 0) {
+      await onLines(fresh);
+      lastSeq = (JSON.parse(fresh.at(-1)!) as { seq: number }).seq;
+    }
+    if (page.nextCursor === null || page.lines.length === 0) return { cursor, lastSeq };
     cursor = page.nextCursor;
   }
 }

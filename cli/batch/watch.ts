@@ -2,7 +2,7 @@ import type { ApiClient } from '../client.js';
 import { ApiError } from '../problem.js';
 import type { InterruptControl } from './interrupt.js';
 import type { ProgressView } from './progress.js';
-import { drainResults, type ResultsSink } from './results.js';
+import { drainResults, START, type ResultsSink } from './results.js';
 import type { BatchJob } from './submit.js';
 
 export const TERMINAL_STATUSES = ['completed', 'failed', 'cancelled'];
@@ -30,10 +30,10 @@ export interface WatchOutcome {
  */
 export async function watchJob(options: WatchOptions): Promise<WatchOutcome> {
   const { client, jobId, sink, progress, interrupts } = options;
-  let cursor: string | null = null;
+  let position = START;
   for (;;) {
     const job = await client.json<BatchJob>('GET', `/v1/batch/${jobId}`);
-    if (sink) cursor = await drainResults(client, jobId, cursor, (lines) => sink.write(lines));
+    if (sink) position = await drainResults(client, jobId, position, (lines) => sink.write(lines));
     progress.update(job);
     if (TERMINAL_STATUSES.includes(job.status)) return { job, ended: 'terminal', cancelRequested: interrupts.cancelSent };
     const action = await interrupts.next(options.pollMs);
