@@ -5,7 +5,7 @@ import { BatchClient, startBatchService, type Json } from '../batch/helpers.js';
 import type { EmbeddedService } from '../support/embedded.js';
 import { SIMPLE_HTML, startTargetSite, type TargetSite } from '../support/target-site.js';
 import { startGatedSite, type GatedSite } from './gated-site.js';
-import { CLI_SERVICE_ENV, fetchWorkerVisible, runCli, startCli } from './run-cli.js';
+import { CLI_SERVICE_ENV, CLI_TEST_TIMEOUT_MS, fetchWorkerVisible, runCli, startCli } from './run-cli.js';
 
 let service: EmbeddedService;
 let site: TargetSite;
@@ -34,7 +34,7 @@ function progressLines(stderr: string): RegExpExecArray[] {
   return stderr.split('\n').map((line) => PROGRESS_LINE.exec(line)).filter((m): m is RegExpExecArray => m !== null);
 }
 
-describe('trawler batch run', () => {
+describe('trawler batch run', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('submits in chunks, shows progress lines, and writes every result with its body', async () => {
     const urls = Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? `${site.url}?n=${i}` : `${site.url}json?n=${i}`));
     const input = join(dir, 'urls.txt');
@@ -102,7 +102,7 @@ describe('trawler batch run', () => {
   });
 });
 
-describe('Ctrl-C while a batch job is followed (not a terminal)', () => {
+describe('Ctrl-C while a batch job is followed (not a terminal)', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   let gated: GatedSite;
   beforeEach(async () => {
     gated = await startGatedSite();

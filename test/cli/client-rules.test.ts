@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { problem, startFakeGateway, type FakeGateway } from './fake-gateway.js';
-import { runCli } from './run-cli.js';
+import { CLI_TEST_TIMEOUT_MS, runCli } from './run-cli.js';
 
 const OK = { status: 200, headers: { 'x-target-status': '200', 'x-engine': 'fetch', 'x-credits-charged': '1', 'cache-state': 'miss' }, body: '<p>the page</p>' };
 
@@ -14,7 +14,7 @@ function scrape(url: string, ...extra: string[]) {
   return runCli(['scrape', 'https://example.com/', '--api-url', url, '--api-key', 'svc_test_key', ...extra]);
 }
 
-describe('SPEC.md client rules (against a scripted gateway)', () => {
+describe('SPEC.md client rules (against a scripted gateway)', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('retries a retryable 503 after its Retry-After, then prints the page', async () => {
     gateway = await startFakeGateway([
       { status: 503, headers: { 'retry-after': '2' }, body: problem(503, 'ERR::ENGINE::UNAVAILABLE', true, { retry_after_seconds: 2 }) },

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { ARTICLE_HTML, SIMPLE_HTML, startTargetSite, type TargetSite } from '../support/target-site.js';
-import { CLI_SERVICE_ENV, fetchWorkerVisible, runCli } from './run-cli.js';
+import { CLI_SERVICE_ENV, CLI_TEST_TIMEOUT_MS, fetchWorkerVisible, runCli } from './run-cli.js';
 
 let service: EmbeddedService;
 let site: TargetSite;
@@ -20,7 +20,7 @@ afterAll(async () => {
   await site?.close();
 });
 
-describe('trawler scrape against the embedded service', () => {
+describe('trawler scrape against the embedded service', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('prints the page on stdout', async () => {
     const run = await runCli(['scrape', site.url], env);
     expect(run.code, run.stderr).toBe(0);
@@ -87,7 +87,7 @@ describe('trawler scrape against the embedded service', () => {
   });
 });
 
-describe('trawler requests, workers, usage', () => {
+describe('trawler requests, workers, usage', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('lists the request log, only the errors with --errors, one record by id', async () => {
     expect((await runCli(['scrape', site.url], env)).code).toBe(0);
     expect((await runCli(['scrape', 'http://10.0.0.1/'], env)).code).toBe(1);

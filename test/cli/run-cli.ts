@@ -84,3 +84,6 @@ export async function fetchWorkerVisible(url: string, secret: string): Promise<v
     30_000,
   );
 }
+
+/** Each CLI run is a fresh Node process (seconds on a busy shared machine); a test makes several. */
+export const CLI_TEST_TIMEOUT_MS = 240_000;
