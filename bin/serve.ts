@@ -1,15 +1,17 @@
 import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
 import type { Bus } from '../lib/bus/bus.js';
 import { MemoryBus } from '../lib/bus/memory-bus.js';
 import { NatsBus } from '../lib/bus/nats-bus.js';
 import type { Config } from '../lib/config.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { createRegistry } from '../lib/metrics.js';
-import { serveMetrics } from '../lib/metrics-server.js';
+import { DEFAULT_METRICS_PORT, serveMetrics } from '../lib/metrics-server.js';
 import type { EngineName } from '../lib/protocol/index.js';
 import { bootstrapIfEmpty } from '../lib/store/accounts.js';
 import type { Db } from '../lib/store/db.js';
 import { openStore } from '../lib/store/open.js';
+import { databasePoolSize } from '../lib/store/pool-sizing.js';
 import { packageVersion } from '../lib/version.js';
 import { startGateway } from '../gateway/main.js';
 import { startWorkers } from '../worker/main.js';
@@ -35,15 +37,17 @@ export async function serve(config: Config, role: Role, name: string): Promise<v
       logger.info({ engines: role.engines, transport: bus.transport }, 'workers started');
     }
     if (role.gateway) {
-      db = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+      db = await openStore({
+        databaseUrl: config.DATABASE_URL,
+        dataDir: config.DATA_DIR,
+        pool: { size: databasePoolSize(config), timeoutMs: config.DATABASE_POOL_TIMEOUT_MS },
+      });
       await bootstrap(db, config, logger);
       const gateway = await startGateway({ config, db, bus, logger, registry, version });
       stops.unshift((grace) => gateway.stop(grace));
       process.stderr.write(`Trawler ${version} serving on ${gateway.url} (store: ${db.kind}, bus: ${bus.transport})\n`);
     }
-    const metrics = await serveMetrics(registry, config.HOST, config.METRICS_PORT);
-    stops.push(async () => void metrics.close());
-    logger.info({ port: (metrics.address() as AddressInfo).port }, 'metrics listening');
+    await startMetrics(config, role, registry, logger, stops);
   } catch (error) {
     await Promise.allSettled(stops.map((stop) => stop(0)));
     await bus.close();
@@ -63,6 +67,20 @@ export async function serve(config: Config, role: Role, name: string): Promise<v
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** Metrics are an aid, not the service: whatever happens to their port, the process keeps serving. */
+async function startMetrics(config: Config, role: Role, registry: Registry, logger: Logger, stops: Array<(graceMs: number) => Promise<void>>) {
+  const wanted = config.METRICS_PORT ?? (role.gateway ? DEFAULT_METRICS_PORT.gateway : DEFAULT_METRICS_PORT.worker);
+  try {
+    const metrics = await serveMetrics(registry, config.HOST, wanted, (port, actual, reason) =>
+      logger.warn({ port, actual_port: actual, reason }, `metrics port ${port} is ${reason}; metrics are on port ${actual} instead`),
+    );
+    stops.push(async () => void metrics.close());
+    logger.info({ port: (metrics.address() as AddressInfo).port }, 'metrics listening');
+  } catch (error) {
+    logger.error({ err: error, port: wanted }, 'metrics could not listen on any port; serving without /metrics');
+  }
 }
 
 async function bootstrap(db: Db, config: Config, logger: Logger): Promise<void> {

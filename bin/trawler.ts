@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../lib/config.js';
 import { ENGINE_NAMES, type EngineName } from '../lib/protocol/index.js';
+import { StoreLockedError } from '../lib/store/data-dir-lock.js';
 import { isClientCommand } from './client-commands.js';
 
 // Server code loads only for server commands, so the API client starts fast.
@@ -86,6 +87,10 @@ main(process.argv.slice(2)).catch(async (error: unknown) => {
   if (error instanceof UsageError || error instanceof ConfigError) {
     process.stderr.write(`trawler: ${error.message}\n\n${await usage()}\n`);
     process.exit(2);
+  }
+  if (error instanceof StoreLockedError) {
+    process.stderr.write(`trawler: ${error.message}\n`);
+    process.exit(3);
   }
   process.stderr.write(`trawler: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);

@@ -6,15 +6,15 @@ import type { Logger } from '../lib/log.js';
 import type { Db } from '../lib/store/db.js';
 import { releaseStaleReservations } from '../lib/store/credits.js';
 import { createApp } from './app.js';
+import { answerMalformedRequests } from './client-error.js';
 import { startRequestLogPurge } from './request-log/purge.js';
-import { startBatchDispatcher } from './batch/dispatcher.js';
+import { startBatchDispatcher, type DispatcherHooks } from './batch/dispatcher.js';
 import { startWebhookDeliverer } from './webhooks/deliverer.js';
 import { purgeCache } from './scrape/cache.js';
 import { purgeExpiredContexts } from '../lib/store/sessions.js';
 import { KeyResolver } from './auth/key-resolver.js';
 import type { GatewayContext } from './context.js';
-import { ConcurrencyLimiter } from './limits/concurrency.js';
-import { RateLimiter } from './limits/rate-limiter.js';
+import { createLimits, type GatewayLimits } from './limits/limits.js';
 import { WorkerDirectory } from './membership.js';
 import { WorkTracker } from './work-tracker.js';
 import { createGatewayMetrics } from './metrics.js';
@@ -26,6 +26,10 @@ export interface GatewayDeps {
   logger: Logger;
   registry: Registry;
   version: string;
+  /** Tests only: limiters of their own (default: createLimits for the store). */
+  limits?: GatewayLimits;
+  /** Tests only: points where the batch dispatcher waits, to drive races deterministically. */
+  batchHooks?: DispatcherHooks;
 }
 
 export interface RunningGateway {
@@ -43,25 +47,27 @@ const SETTLE_AFTER_GRACE_MS = 5000;
 export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const directory = new WorkerDirectory(deps.bus);
   directory.start();
+  const { batchHooks, ...shared } = deps;
   const context: GatewayContext = {
-    ...deps,
+    ...shared,
     directory,
     metrics: createGatewayMetrics(deps.registry),
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
-    rateLimiter: new RateLimiter(),
-    concurrency: new ConcurrencyLimiter(),
+    ...(deps.limits ?? createLimits(deps.db, deps.logger)),
     egressPolicy: { allowLoopback: deps.config.TRAWLER_ALLOW_LOOPBACK_TARGETS },
     work: new WorkTracker(),
   };
   let draining = false;
   const app = createApp(context, { draining: () => draining });
-  const server = createServer(app);
+  // A request without Host reaches the app, which refuses it with a problem body (http-framing.ts).
+  const server = createServer({ requireHostHeader: false }, app);
+  answerMalformedRequests(server, app, deps.config.DOCS_URL, deps.logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.config.PORT, deps.config.HOST, () => resolve());
   });
   const requestLogPurge = startRequestLogPurge(context);
-  const batchDispatcher = startBatchDispatcher(context);
+  const batchDispatcher = startBatchDispatcher(context, { hooks: batchHooks });
   const webhookDeliverer = startWebhookDeliverer(context);
   const sweeper = setInterval(() => {
     releaseStaleReservations(deps.db).catch((error: unknown) =>
@@ -91,6 +97,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
       clearTimeout(timer);
       // Handlers whose connection was cut at the deadline still settle holds and write their log.
       await context.work.drain(Math.max(0, deadline - Date.now()) + SETTLE_AFTER_GRACE_MS);
+      await context.concurrency.close();
       await directory.stop();
     },
   };

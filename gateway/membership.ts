@@ -103,6 +103,9 @@ export class WorkerDirectory {
   }
 
   private expire(now: number): void {
+    // On the in-process bus a worker shares this process: it cannot die without its leave message,
+    // and a silence only means the process itself was busy (heartbeats wait in the same event loop).
+    if (this.bus.transport === 'memory') return;
     for (const [id, member] of this.members) {
       if (now - member.lastSeen > member.heartbeat.heartbeat_interval_ms * MISSED_PERIODS) this.members.delete(id);
     }

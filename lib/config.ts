@@ -22,6 +22,10 @@ export const ConfigSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: optionalText,
   NATS_URL: optionalText,
+  /** PostgreSQL connections of one process; unset: 10 for requests plus the batch dispatcher's share (lib/store/pool-sizing.ts). */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(1000).optional(),
+  /** How long a request waits for a free PostgreSQL connection before a 503 naming the exhausted pool. */
+  DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /** Prefix for every NATS subject, so several deployments can share one NATS server. */
   NATS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
   DOCS_URL: z.string().url().default('https://docs.trawler.dev'),
@@ -37,8 +41,11 @@ export const ConfigSchema = z.object({
   HEARTBEAT_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   /** Bound on finishing in-flight work after SIGTERM, milliseconds. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
-  /** Port of a worker process's own /metrics and /healthz (the gateway serves them on PORT). */
-  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /**
+   * Port of the process's own /metrics and /healthz; unset: 9464 for the gateway (and `all`), 9465
+   * for a worker. A taken port moves to the next free one with a warning (lib/metrics-server.ts).
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   WORKER_POOL: z.string().default('default'),
   WORKER_CAPACITY: z.coerce.number().int().min(1).max(1000).optional(),
   /** Engines the all-in-one process starts: comma list, or `auto` (fetch + render engines whose browser is found). */

@@ -1,16 +1,20 @@
 import { hostname } from 'node:os';
 import { newId } from '../../lib/ids.js';
-import { settleReservation } from '../../lib/store/credits.js';
 import { purgeExpiredResults } from '../../lib/store/batch/jobs.js';
 import { claimItems, dueReleases, expiredLeases, jobsToFinalize, renewLeases, type ClaimedItem } from '../../lib/store/batch/leases.js';
+import { handBackItems } from '../../lib/store/batch/outcomes.js';
+import { gatedDb } from '../../lib/store/gated-db.js';
+import { dispatcherConnections } from '../../lib/store/pool-sizing.js';
 import type { GatewayContext } from '../context.js';
 import { startPeriodic } from '../periodic.js';
-import { finalizeJob, finishItem, requeueExpired } from './lifecycle.js';
+import { finalizeJob, finishItem, requeueExpired, returnDueHold, type ItemOutcome } from './lifecycle.js';
 import { runItem } from './run-item.js';
 
 const SWEEP_BATCH = 500;
 /** Well inside the ten minutes after which gateway/main.ts releases a hold as stale. */
 const HOUSEKEEPING_EVERY_MS = 60_000;
+const FINISH_RETRY_FIRST_MS = 50;
+const FINISH_RETRY_MAX_MS = 2000;
 
 export interface BatchDispatcher {
   readonly owner: string;
@@ -20,27 +24,64 @@ export interface BatchDispatcher {
   stop(graceMs: number): Promise<void>;
 }
 
+/** Points where a test can hold the dispatcher to drive a race deterministically. */
+export interface DispatcherHooks {
+  /** An item's scrape is done; its result is not yet written. */
+  beforeFinish?(item: ClaimedItem, outcome: ItemOutcome): Promise<void>;
+  /** Inside the finishing transaction, once the item's hold is settled (job and item locked). */
+  afterSettle?(item: ClaimedItem): Promise<void>;
+  /** A hold was found due; it is not yet returned. */
+  beforeHoldReturn?(due: { job_id: string; seq: number; reservation_id: string | null }): Promise<void>;
+}
+
 /**
  * The batch dispatcher of one gateway process (docs/batch.md "Dispatch"). Every pass: put back items of
  * crashed dispatchers, return due holds, end drained jobs, claim queued items up to capacity and run them.
- * Any number of gateways may run one; PostgreSQL row locks and leases keep them apart.
+ * Any number of gateways may run one; PostgreSQL row locks and leases keep them apart. All its store
+ * work goes through its share of the connection pool (gatedDb): items beyond it wait in this process.
  */
-export function startBatchDispatcher(context: GatewayContext, options: { owner?: string; autoStart?: boolean } = {}): BatchDispatcher {
+export function startBatchDispatcher(
+  gatewayContext: GatewayContext,
+  options: { owner?: string; autoStart?: boolean; hooks?: DispatcherHooks } = {},
+): BatchDispatcher {
   const owner = options.owner ?? `${hostname()}:${process.pid}:${newId()}`;
-  const config = context.config;
+  const config = gatewayContext.config;
+  const hooks = options.hooks ?? {};
+  const context: GatewayContext = { ...gatewayContext, db: gatedDb(gatewayContext.db, dispatcherConnections(config)) };
+  const db = context.db;
   const inFlight = new Map<string, Promise<void>>();
   let stopped = false;
   let lastHousekeeping = 0;
+
+  /**
+   * Writes the result, retrying while the store refuses (a lost connection, a deadlock another
+   * transaction caused): a scrape that answered is never dropped for a transient store error. Until
+   * then the lease is renewed with the item in flight; a stopping dispatcher hands it back instead.
+   */
+  const finish = async (item: ClaimedItem, outcome: ItemOutcome) => {
+    const afterSettle = hooks.afterSettle ? () => hooks.afterSettle!(item) : undefined;
+    for (let wait = FINISH_RETRY_FIRST_MS; ; wait = Math.min(wait * 2, FINISH_RETRY_MAX_MS)) {
+      try {
+        await db.transaction((tx) =>
+          finishItem(tx, { jobId: item.job.id, seq: item.seq, owner, requestId: item.requestId, outcome, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS, afterSettle }),
+        );
+        return;
+      } catch (error) {
+        if (stopped) throw error;
+        context.logger.warn({ err: error, job: item.job.id, seq: item.seq, retryInMs: wait }, 'writing a batch item result failed; retrying');
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  };
 
   const runClaimed = (item: ClaimedItem) => {
     const key = `${item.job.id}:${item.seq}`;
     const work = (async () => {
       const outcome = await runItem(context, item);
-      await context.db.transaction((tx) =>
-        finishItem(tx, { jobId: item.job.id, seq: item.seq, owner, requestId: item.requestId, outcome, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS }),
-      );
+      await hooks.beforeFinish?.(item, outcome);
+      await finish(item, outcome);
     })()
-      .catch((error: unknown) => context.logger.error({ err: error, job: item.job.id, seq: item.seq }, 'batch item failed to finish'))
+      .catch((error: unknown) => context.logger.error({ err: error, job: item.job.id, seq: item.seq }, 'batch item result not written; its lease will put it back'))
       .finally(() => inFlight.delete(key));
     inFlight.set(key, work);
   };
@@ -48,36 +89,34 @@ export function startBatchDispatcher(context: GatewayContext, options: { owner?:
   const pass = async () => {
     await requeueCrashed();
     await returnDueHolds();
-    for (const jobId of await jobsToFinalize(context.db)) {
-      await context.db.transaction((tx) => finalizeJob(tx, jobId, config.BATCH_HOLD_RETURN_DELAY_MS));
+    for (const jobId of await jobsToFinalize(db)) {
+      await db.transaction((tx) => finalizeJob(tx, jobId, config.BATCH_HOLD_RETURN_DELAY_MS));
     }
     if (Date.now() - lastHousekeeping >= HOUSEKEEPING_EVERY_MS) {
       lastHousekeeping = Date.now();
-      await purgeExpiredResults(context.db);
+      await purgeExpiredResults(db);
     }
-    if (inFlight.size > 0) await renewLeases(context.db, owner, config.BATCH_LEASE_MS);
+    if (inFlight.size > 0) await renewLeases(db, owner, config.BATCH_LEASE_MS);
     const room = config.BATCH_DISPATCH_CAPACITY - inFlight.size;
     // A gateway that has not yet heard from any worker (just started, or the fleet is down) leaves items
     // queued rather than spending their attempts on ENGINE::UNAVAILABLE.
     if (room <= 0 || stopped || context.directory.deployedEngines().size === 0) return;
-    const claimed = await context.db.transaction((tx) =>
+    const claimed = await db.transaction((tx) =>
       claimItems(tx, { owner, leaseMs: config.BATCH_LEASE_MS, capacity: room, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS }),
     );
     for (const item of claimed) runClaimed(item);
   };
 
   const requeueCrashed = async () => {
-    await context.db.transaction(async (tx) => {
-      for (const item of await expiredLeases(tx, SWEEP_BATCH)) await requeueExpired(tx, item, config.BATCH_HOLD_RETURN_DELAY_MS);
-    });
+    for (const item of await expiredLeases(db, SWEEP_BATCH)) {
+      await db.transaction((tx) => requeueExpired(tx, item, config.BATCH_HOLD_RETURN_DELAY_MS));
+    }
   };
 
   const returnDueHolds = async () => {
-    for (const due of await dueReleases(context.db, SWEEP_BATCH)) {
-      await context.db.transaction(async (tx) => {
-        if (due.reservation_id !== null) await settleReservation(tx, due.reservation_id, 0);
-        await tx.query('UPDATE batch_items SET release_at = NULL WHERE job_id = $1 AND seq = $2', [due.job_id, due.seq]);
-      });
+    for (const due of await dueReleases(db, SWEEP_BATCH)) {
+      await hooks.beforeHoldReturn?.(due);
+      await db.transaction((tx) => returnDueHold(tx, due));
     }
   };
 
@@ -102,9 +141,7 @@ export function startBatchDispatcher(context: GatewayContext, options: { owner?:
       await Promise.race([Promise.all(inFlight.values()), deadline]);
       clearTimeout(timeout);
       if (inFlight.size > 0) {
-        await context.db
-          .query(`UPDATE batch_items SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1 AND status = 'running'`, [owner])
-          .catch((error: unknown) => context.logger.warn({ err: error }, 'handing batch items back failed'));
+        await handBackItems(db, owner).catch((error: unknown) => context.logger.warn({ err: error }, 'handing batch items back failed'));
       }
     },
   };

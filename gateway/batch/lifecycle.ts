@@ -1,9 +1,17 @@
 import type { Queryable } from '../../lib/store/db.js';
-import { settleReservation } from '../../lib/store/credits.js';
+import { settleReservation, tagReservation } from '../../lib/store/credits.js';
 import { cancelQueuedItems } from '../../lib/store/batch/items.js';
-import { getJobById, updateJob, type JobRow } from '../../lib/store/batch/jobs.js';
+import { getJobById, lockJob, updateJob, type JobRow } from '../../lib/store/batch/jobs.js';
+import { clearRelease, countItems, endExpiredItem, lockDueRelease, lockExpiredItem, recordItemOutcome, setItemCharge } from '../../lib/store/batch/outcomes.js';
 import { enqueueDelivery } from '../../lib/store/batch/webhooks.js';
 import { jobObjectOf } from './job-view.js';
+
+/*
+ * Lock order (docs/batch.md "Lock order"): every transaction here takes batch_jobs (the job row),
+ * then batch_items, then credit_reservations, then credit_periods, never the other way round. That is
+ * why finishItem locks the job before it touches the item: finalizing afterwards needs the job row, and
+ * a retry (job -> items -> holds) must never wait for a finisher that waits for it.
+ */
 
 export const WEBHOOK_EVENT = 'batch.finished';
 export const FAILURE_THRESHOLD_CODE = 'FAILURE_THRESHOLD_REACHED';
@@ -28,6 +36,8 @@ export interface FinishInput {
   requestId: string;
   outcome: ItemOutcome;
   releaseDelayMs: number;
+  /** Test hook: runs inside the transaction once the hold is settled, before the job moves on. */
+  afterSettle?: () => Promise<void>;
 }
 
 /**
@@ -37,49 +47,42 @@ export interface FinishInput {
  */
 export async function finishItem(tx: Queryable, input: FinishInput): Promise<boolean> {
   const { outcome } = input;
-  const status = outcome.kind === 'retry' ? 'queued' : outcome.kind;
-  const finished = outcome.kind !== 'retry';
-  const updated = await tx.query<{ reservation_id: string | null }>(
-    `UPDATE batch_items SET status = $4, lease_owner = NULL, lease_expires_at = NULL,
-            finished_at = CASE WHEN $5 THEN now() ELSE NULL END,
-            release_at = CASE WHEN $4 = 'failed' THEN now() + ($6::bigint * interval '1 millisecond') ELSE NULL END,
-            http_status = $7, bytes = $8, duration_ms = $9, error_code = $10, error_retryable = $11, error_detail = $12,
-            content_type = $13, body = $14, credits_micro = 0
-      WHERE job_id = $1 AND seq = $2 AND lease_owner = $3 AND status = 'running'
-      RETURNING reservation_id`,
-    [input.jobId, input.seq, input.owner, status, finished, input.releaseDelayMs, outcome.httpStatus,
-      outcome.kind === 'succeeded' ? outcome.bytes : 0, outcome.durationMs, outcome.error?.code ?? null,
-      outcome.error?.retryable ?? null, outcome.error?.detail ?? null, outcome.contentType, outcome.body],
-  );
-  if (updated.rowCount === 0) return false;
-  const reservationId = updated.rows[0].reservation_id;
+  if (!(await lockJob(tx, input.jobId))) return false;
+  const recorded = await recordItemOutcome(tx, {
+    jobId: input.jobId,
+    seq: input.seq,
+    owner: input.owner,
+    status: outcome.kind === 'retry' ? 'queued' : outcome.kind,
+    releaseDelayMs: input.releaseDelayMs,
+    httpStatus: outcome.httpStatus,
+    bytes: outcome.kind === 'succeeded' ? outcome.bytes : 0,
+    durationMs: outcome.durationMs,
+    error: outcome.error,
+    contentType: outcome.contentType,
+    body: outcome.body,
+  });
+  if (!recorded) return false;
+  const { reservationId } = recorded;
+  if (reservationId !== null) await tagReservation(tx, reservationId, input.requestId);
   if (outcome.kind === 'succeeded' && reservationId !== null) {
     const settled = await settleReservation(tx, reservationId, outcome.chargedMicro, outcome.engine);
-    const charged = settled ? Math.min(outcome.chargedMicro, await holdOf(tx, input.jobId, input.seq)) : 0;
-    await tx.query('UPDATE batch_items SET credits_micro = $3 WHERE job_id = $1 AND seq = $2', [input.jobId, input.seq, charged]);
+    await setItemCharge(tx, input.jobId, input.seq, settled ? Math.min(outcome.chargedMicro, recorded.holdMicro) : 0);
   }
-  if (reservationId !== null) {
-    await tx.query('UPDATE credit_reservations SET request_id = $2 WHERE id = $1', [reservationId, input.requestId]);
-  }
+  await input.afterSettle?.();
   if (outcome.kind === 'failed') await checkFailureThreshold(tx, input.jobId, input.releaseDelayMs);
   await finalizeJob(tx, input.jobId, input.releaseDelayMs);
   return true;
-}
-
-async function holdOf(tx: Queryable, jobId: string, seq: number): Promise<number> {
-  const result = await tx.query<{ hold_micro: number }>('SELECT hold_micro FROM batch_items WHERE job_id = $1 AND seq = $2', [jobId, seq]);
-  return Number(result.rows[0]?.hold_micro ?? 0);
 }
 
 /** `failure_threshold` failed items abort the job: it fails at once and its queued items are cancelled. */
 async function checkFailureThreshold(tx: Queryable, jobId: string, releaseDelayMs: number): Promise<void> {
   const job = await lockJob(tx, jobId);
   if (!job || job.failure_threshold === null || (job.status !== 'queued' && job.status !== 'running')) return;
-  const failed = await tx.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM batch_items WHERE job_id = $1 AND status = 'failed'`, [jobId]);
-  if (Number(failed.rows[0].n) < Number(job.failure_threshold)) return;
+  if ((await countItems(tx, jobId)).failed < Number(job.failure_threshold)) return;
   await cancelQueuedItems(tx, jobId, releaseDelayMs);
   await updateJob(tx, jobId, {
     status: 'failed',
+    open: false,
     finished_at: new Date(),
     error_code: FAILURE_THRESHOLD_CODE,
     error_message: `${job.failure_threshold} items failed, reaching failure_threshold; the job was aborted`,
@@ -94,28 +97,17 @@ async function checkFailureThreshold(tx: Queryable, jobId: string, releaseDelayM
 export async function finalizeJob(tx: Queryable, jobId: string, releaseDelayMs: number): Promise<void> {
   const job = await lockJob(tx, jobId);
   if (!job) return;
-  const counts = await tx.query<{ queued: number; running: number }>(
-    `SELECT count(*) FILTER (WHERE status = 'queued')::bigint AS queued, count(*) FILTER (WHERE status = 'running')::bigint AS running
-       FROM batch_items WHERE job_id = $1`,
-    [jobId],
-  );
-  const queued = Number(counts.rows[0].queued);
-  const running = Number(counts.rows[0].running);
+  const { queued, running } = await countItems(tx, jobId);
   if (job.status === 'cancelling') {
     if (queued > 0) await cancelQueuedItems(tx, jobId, releaseDelayMs);
     if (running > 0) return;
-    await updateJob(tx, jobId, { status: 'cancelled', finished_at: new Date() });
+    await updateJob(tx, jobId, { status: 'cancelled', open: false, finished_at: new Date() });
   } else if ((job.status === 'queued' || job.status === 'running') && !job.open && queued === 0 && running === 0) {
     await updateJob(tx, jobId, { status: 'completed', finished_at: new Date() });
   } else {
     return;
   }
   await notifyFinished(tx, jobId);
-}
-
-async function lockJob(tx: Queryable, jobId: string): Promise<JobRow | null> {
-  const result = await tx.query<JobRow>('SELECT * FROM batch_jobs WHERE id = $1 FOR UPDATE', [jobId]);
-  return result.rows[0] ?? null;
 }
 
 /** Events rule 1: the job object goes to the job's webhook endpoint, queued in the same transaction. */
@@ -126,21 +118,35 @@ async function notifyFinished(tx: Queryable, jobId: string): Promise<void> {
   await enqueueDelivery(tx, { endpointId: job.webhook_endpoint_id, jobId, event: WEBHOOK_EVENT, payload });
 }
 
-/** A crashed dispatcher's item: back to the queue (the attempt counts), or failed when none are left. */
-export async function requeueExpired(tx: Queryable, item: { job_id: string; seq: number; attempts: number; max_attempts: number; job_status: string }, releaseDelayMs: number): Promise<void> {
-  const active = item.job_status === 'queued' || item.job_status === 'running' || item.job_status === 'paused';
-  const exhausted = item.attempts >= item.max_attempts;
-  const status = !active ? 'cancelled' : exhausted ? 'failed' : 'queued';
-  await tx.query(
-    `UPDATE batch_items SET status = $3, lease_owner = NULL, lease_expires_at = NULL,
-            finished_at = CASE WHEN $3 = 'queued' THEN NULL ELSE now() END,
-            release_at = CASE WHEN $3 = 'queued' THEN NULL ELSE now() + ($4::bigint * interval '1 millisecond') END,
-            error_code = CASE WHEN $3 = 'failed' THEN 'ERR::INTERNAL::ERROR' ELSE error_code END,
-            error_retryable = CASE WHEN $3 = 'failed' THEN true ELSE error_retryable END,
-            error_detail = CASE WHEN $3 = 'failed' THEN 'the gateway running this item stopped' ELSE error_detail END
-      WHERE job_id = $1 AND seq = $2 AND status = 'running'`,
-    [item.job_id, item.seq, status, releaseDelayMs],
-  );
+/**
+ * A crashed dispatcher's item: back to the queue (the attempt counts), or failed when none are left.
+ * Job first, then the item (re-checked under its lock: it may have finished meanwhile).
+ */
+export async function requeueExpired(tx: Queryable, item: { job_id: string; seq: number }, releaseDelayMs: number): Promise<void> {
+  const job = await lockJob(tx, item.job_id);
+  if (!job) return;
+  const expired = await lockExpiredItem(tx, item.job_id, item.seq);
+  if (!expired) return;
+  const status = expiredItemStatus(job, expired.attempts);
+  await endExpiredItem(tx, item.job_id, item.seq, status, releaseDelayMs);
   if (status === 'failed') await checkFailureThreshold(tx, item.job_id, releaseDelayMs);
   await finalizeJob(tx, item.job_id, releaseDelayMs);
+}
+
+function expiredItemStatus(job: JobRow, attempts: number): 'queued' | 'failed' | 'cancelled' {
+  const active = job.status === 'queued' || job.status === 'running' || job.status === 'paused';
+  if (!active) return 'cancelled';
+  return attempts >= job.max_attempts ? 'failed' : 'queued';
+}
+
+/**
+ * Returns one due hold at 0, once: under the item's lock the item must still be due and still hold
+ * this reservation. A retry that took the item back (and kept the hold) meanwhile wins; the hold then
+ * pays for the re-run instead of being returned.
+ */
+export async function returnDueHold(tx: Queryable, due: { job_id: string; seq: number; reservation_id: string | null }): Promise<boolean> {
+  if (!(await lockDueRelease(tx, due.job_id, due.seq, due.reservation_id))) return false;
+  if (due.reservation_id !== null) await settleReservation(tx, due.reservation_id, 0);
+  await clearRelease(tx, due.job_id, due.seq);
+  return true;
 }

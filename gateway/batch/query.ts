@@ -1,4 +1,6 @@
 import { ServiceError } from '../../lib/errors/index.js';
+import { isUlid } from '../../lib/ids.js';
+import { isInstantInRange } from '../../lib/validation/dates.js';
 import { FINISHED_ITEM_STATUSES, type FinishedItemStatus } from '../../lib/store/batch/items.js';
 import { JOB_STATUSES, type JobStatus } from '../../lib/store/batch/jobs.js';
 import { requestLogIdFrom } from '../request-log/record-id.js';
@@ -58,7 +60,7 @@ function decodeListCursor(token: string): { at: Date; id: string } {
   try {
     const value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { t?: unknown; i?: unknown };
     const at = typeof value.t === 'string' ? new Date(value.t) : null;
-    if (at && !Number.isNaN(at.getTime()) && typeof value.i === 'string') return { at, id: value.i };
+    if (at && isInstantInRange(at) && typeof value.i === 'string' && isUlid(value.i)) return { at, id: value.i };
   } catch {
     // fall through: not one of ours
   }

@@ -1,27 +1,25 @@
 import { ServiceError, toServiceError } from '../../lib/errors/index.js';
-import { ENGINE_NAMES, MICRO_PER_CREDIT, SCRAPE_JOB_TYPE, type EngineName, type ScrapeJob, type ScrapeResult, type ScrapeSuccess } from '../../lib/protocol/index.js';
-import { engineCostMicro, isBillableStatus } from '../../lib/scrape/cost.js';
-import { planEngines, withoutClimb, type Deployment } from '../../lib/scrape/engine-selection.js';
-import { parameterWarnings, parseScrapeBody, type ProjectDefaults } from '../../lib/scrape/params.js';
+import type { ScrapeSuccess } from '../../lib/protocol/index.js';
+import { parseScrapeBody, type ProjectDefaults } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
+import { entitledEnginesOf } from '../../lib/store/accounts.js';
 import type { ClaimedItem } from '../../lib/store/batch/leases.js';
 import { insertRequestLog } from '../../lib/store/request-log.js';
 import type { GatewayContext } from '../context.js';
-import { dispatchJob } from '../scrape/dispatch.js';
+import { answerBody } from '../scrape/envelope.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
-import type { ScrapeRecord } from '../scrape/scrape-service.js';
+import { newRecord, planScrape, runScrape } from '../scrape/scrape-loop.js';
 import type { ItemOutcome } from './lifecycle.js';
 
 /**
- * Runs one leased item like a scrape: parse the job defaults plus the item's overrides, route without
- * the camoufox climb (bot-challenge rule 7), dispatch rung by rung, and write a request log entry under
- * the item's request id. Never throws: every failure becomes an outcome.
+ * Runs one leased item through the scrape loop (gateway/scrape/scrape-loop.ts): the job defaults plus
+ * the item's overrides, no camoufox climb (bot-challenge rule 7), the job's session when it has one,
+ * and a request log entry under the item's request id. The hold was taken at submission; the
+ * lifecycle settles it. Never throws: every failure becomes an outcome.
  */
 export async function runItem(context: GatewayContext, item: ClaimedItem): Promise<ItemOutcome> {
   const receivedAt = Date.now();
-  const record: ScrapeRecord = {
-    engine: null, chargedMicro: 0, warnings: [], attempts: [], results: [], plan: null, admissionMs: 0, dispatchMs: 0, cacheState: 'bypass',
-  };
+  const record = newRecord('bypass');
   let params: ScrapeParams | null = null;
   let success: ScrapeSuccess | null = null;
   let failure: ServiceError | null = null;
@@ -30,19 +28,22 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
       projectDefaults: item.job.project_defaults as ProjectDefaults,
       egressPolicy: context.egressPolicy,
     });
-    record.warnings.push(...parameterWarnings(params));
-    const plan = withoutClimb(planEngines(params, await deploymentOf(context, item.job.organization_id)));
-    record.plan = plan;
-    record.admissionMs = Date.now() - receivedAt;
-    success = await runRungs(context, item, params, plan.rungs, record);
-    record.dispatchMs = Date.now() - receivedAt - record.admissionMs;
-    record.engine = success.engine;
-    record.chargedMicro = chargeFor(success, params);
+    const planned = await planScrape(context, {
+      requestId: item.requestId,
+      projectId: item.job.project_id,
+      organizationId: item.job.organization_id,
+      entitledEngines: await entitledEnginesOf(context.db, item.job.organization_id),
+      params,
+      receivedAt,
+      climb: false,
+    }, record);
+    success = await runScrape(context, planned, record);
   } catch (error) {
     failure = toServiceError(error);
+    record.chargedMicro = 0;
   }
   const durationMs = Date.now() - receivedAt;
-  const body = success && params ? responseBody(success, record, item.requestId) : null;
+  const body = success ? answerBody(success, record, item.requestId) : null;
   const entry = scrapeLogEntry({
     requestId: item.requestId,
     receivedAt,
@@ -71,74 +72,4 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
     kind: retry ? 'retry' : 'failed', httpStatus: error.targetStatus, chargedMicro: 0, engine: record.engine, bytes: 0, durationMs,
     error: { code: error.code, retryable: error.retryable, detail: error.detail ?? null }, contentType: null, body: null,
   };
-}
-
-async function deploymentOf(context: GatewayContext, organizationId: string): Promise<Deployment> {
-  const result = await context.db.query<{ entitled_engines: string[] }>('SELECT entitled_engines FROM organizations WHERE id = $1', [organizationId]);
-  const entitled = (result.rows[0]?.entitled_engines ?? []).filter((e): e is EngineName => (ENGINE_NAMES as readonly string[]).includes(e));
-  return { deployed: context.directory.deployedEngines(), entitled: new Set(entitled), managedProxyPool: false, aiModel: false };
-}
-
-async function runRungs(context: GatewayContext, item: ClaimedItem, params: ScrapeParams, rungs: EngineName[], record: ScrapeRecord): Promise<ScrapeSuccess> {
-  for (const [index, engine] of rungs.entries()) {
-    const result = await dispatchJob(context.bus, context.directory, jobFor(context, item, params, engine));
-    record.results.push(result);
-    record.engine = engine;
-    record.attempts.push(...result.attempts.map((a) => ({ ...a, n: record.attempts.length + a.n })));
-    if (index === rungs.length - 1 || isUsable(result, params)) {
-      if (result.ok) {
-        record.warnings.push(...result.warnings);
-        return result;
-      }
-      throw ServiceError.fromWire(result.error);
-    }
-    record.warnings.push('ESCALATED');
-  }
-  throw new ServiceError('ERR::ENGINE::UNAVAILABLE', 'No engine could serve this item');
-}
-
-/** mode=auto: the same usability rule as a scrape (docs/mode-auto.md). */
-function isUsable(result: ScrapeResult, params: ScrapeParams): boolean {
-  return result.ok && isBillableStatus(result.target_status, params) && !result.needs_javascript;
-}
-
-function jobFor(context: GatewayContext, item: ClaimedItem, params: ScrapeParams, engine: EngineName): ScrapeJob {
-  const now = Date.now();
-  const budget = context.config.SCRAPE_BUDGET_MS;
-  return {
-    type: SCRAPE_JOB_TYPE,
-    request_id: item.requestId,
-    project_id: item.job.project_id,
-    engine,
-    params: params as unknown as Record<string, unknown>,
-    deadline_at: now + budget,
-    budget_ms: budget,
-    dispatched_at: now,
-    session: null,
-  };
-}
-
-function chargeFor(success: ScrapeSuccess, params: ScrapeParams): number {
-  if (!isBillableStatus(success.target_status, params)) return 0;
-  if (success.screenshot_delivered === false) return 0;
-  return engineCostMicro(success.engine, params);
-}
-
-/** The body a scrape with these parameters would have answered: the document, or the completed envelope. */
-function responseBody(success: ScrapeSuccess, record: ScrapeRecord, requestId: string): { contentType: string; bytes: Buffer } {
-  if (success.envelope) {
-    const own = Array.isArray(success.envelope.warnings) ? success.envelope.warnings.filter((w): w is string => typeof w === 'string') : [];
-    const envelope = {
-      ...success.envelope,
-      request_id: requestId,
-      engine: success.engine,
-      credits_charged: record.chargedMicro / MICRO_PER_CREDIT,
-      cache_state: 'bypass',
-      warnings: [...new Set([...own, ...record.warnings])],
-      diagnostics: { attempts: record.attempts },
-    };
-    return { contentType: 'application/json; charset=utf-8', bytes: Buffer.from(JSON.stringify(envelope), 'utf8') };
-  }
-  const bytes = success.body_encoding === 'base64' ? Buffer.from(success.body, 'base64') : Buffer.from(success.body, 'utf8');
-  return { contentType: success.content_type, bytes };
 }

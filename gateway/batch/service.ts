@@ -3,18 +3,33 @@ import { newId } from '../../lib/ids.js';
 import type { ProjectDefaults } from '../../lib/scrape/params.js';
 import { reserveItemHolds } from '../../lib/store/batch/holds.js';
 import { cancelQueuedItems, failedItems, insertItems, resetFailedItems } from '../../lib/store/batch/items.js';
+import { lockFailedItems } from '../../lib/store/batch/outcomes.js';
 import { getJob, insertJob, updateJob, TERMINAL_JOB_STATUSES, type JobRow } from '../../lib/store/batch/jobs.js';
 import { getEndpoint } from '../../lib/store/batch/webhooks.js';
 import { creditAccountOf } from '../auth/credit-account.js';
 import type { Principal } from '../auth/key-resolver.js';
 import type { GatewayContext } from '../context.js';
 import { deploymentFor } from '../scrape/deployment.js';
-import { effectiveConcurrency, MAX_ITEMS_PER_JOB, parseSubmission, DEFAULT_MAX_ATTEMPTS, DEFAULT_PRIORITY, type ParsedItem } from './submission.js';
+import { findScrapeSession } from '../sessions/scrape-session.js';
+import { effectiveConcurrency, MAX_ITEMS_PER_JOB, parseSubmission, DEFAULT_MAX_ATTEMPTS, DEFAULT_PRIORITY, type ParsedItem, type SubmissionContext } from './submission.js';
 
 const MICRO = 1_000_000;
 
-function submissionContext(context: GatewayContext, principal: Principal, projectDefaults: ProjectDefaults) {
-  return { projectDefaults, egressPolicy: context.egressPolicy, deployment: deploymentFor(context, principal) };
+/**
+ * What items are validated and priced against. A top-level `session_id` is looked up first (404/410
+ * before anything is held): its engine pins every item's route.
+ */
+async function submissionContext(context: GatewayContext, principal: Principal, projectDefaults: ProjectDefaults, jobParams: unknown): Promise<SubmissionContext> {
+  const sessionId = sessionIdOf(jobParams);
+  const session = sessionId === null ? undefined : await findScrapeSession(context.db, sessionId, principal.organization.id);
+  return { projectDefaults, egressPolicy: context.egressPolicy, deployment: deploymentFor(context, principal), session };
+}
+
+/** A string `session_id` at the top level; any other value is left for parameter validation to refuse. */
+function sessionIdOf(jobParams: unknown): string | null {
+  if (typeof jobParams !== 'object' || jobParams === null) return null;
+  const value = (jobParams as Record<string, unknown>).session_id;
+  return typeof value === 'string' ? value : null;
 }
 
 /**
@@ -23,13 +38,13 @@ function submissionContext(context: GatewayContext, principal: Principal, projec
  */
 export async function createJob(context: GatewayContext, principal: Principal, body: unknown): Promise<{ job: JobRow; warnings: string[] }> {
   const projectDefaults = principal.project.defaults as ProjectDefaults;
-  const submission = parseSubmission(body, submissionContext(context, principal, projectDefaults));
+  const submission = parseSubmission(body, await submissionContext(context, principal, projectDefaults, body));
   const { controls, items } = submission;
   const webhookId = controls.webhook_endpoint_id?.trim() ? controls.webhook_endpoint_id.trim() : null;
   if (webhookId !== null && (await getEndpoint(context.db, webhookId, principal.organization.id)) === null) {
     throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `webhook_endpoint_id: no webhook endpoint ${webhookId} in this organization`);
   }
-  const { concurrency, warning } = effectiveConcurrency(controls.concurrency);
+  const { concurrency, warning } = effectiveConcurrency(controls.concurrency, sessionIdOf(submission.jobParams));
   const estimated = items.reduce((sum, item) => sum + item.holdMicro, 0);
   const open = controls.open ?? false;
   const budget = controls.credit_budget ? controls.credit_budget * MICRO : open ? null : estimated;
@@ -81,7 +96,8 @@ function newItems(items: ParsedItem[], firstSeq: number, reservations: string[])
  */
 export async function appendItems(context: GatewayContext, principal: Principal, jobId: string, body: unknown): Promise<{ job: JobRow; added: number; costMicro: number }> {
   const existing = await requireJob(context, principal, jobId);
-  const submission = parseSubmission(body, submissionContext(context, principal, existing.project_defaults as ProjectDefaults), existing.params);
+  const items = await submissionContext(context, principal, existing.project_defaults as ProjectDefaults, existing.params);
+  const submission = parseSubmission(body, items, existing.params);
   const costMicro = submission.items.reduce((sum, item) => sum + item.holdMicro, 0);
   await context.db.transaction(async (tx) => {
     const job = await getJob(tx, jobId, principal.project.id, true);
@@ -110,7 +126,8 @@ export async function cancelJob(context: GatewayContext, principal: Principal, j
     }
     if (job.status === 'cancelling') return;
     await cancelQueuedItems(tx, jobId, context.config.BATCH_HOLD_RETURN_DELAY_MS);
-    await updateJob(tx, jobId, { status: 'cancelling', cancel_requested_at: new Date() });
+    // A cancelled job takes no more items: it is no longer open.
+    await updateJob(tx, jobId, { status: 'cancelling', open: false, cancel_requested_at: new Date() });
   });
   return requireJob(context, principal, jobId);
 }
@@ -130,6 +147,9 @@ export async function retryJob(context: GatewayContext, principal: Principal, jo
   const reset = await context.db.transaction(async (tx) => {
     const job = await getJob(tx, jobId, principal.project.id, true);
     if (!job) throw notFound(jobId);
+    // Lock order (docs/batch.md): job, then its failed items, then holds. Holds are read after the
+    // items are locked, so a hold return that committed first is seen as returned.
+    await lockFailedItems(tx, jobId);
     const failed = await failedItems(tx, jobId);
     if (failed.length === 0) return 0;
     if (job.status === 'cancelling') {

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { storableString } from '../../lib/validation/storable.js';
 import type { EgressPolicy } from '../../lib/egress/policy.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { checkMaxCost, reservationMicro } from '../../lib/scrape/cost.js';
-import { planEngines, withoutClimb, type Deployment } from '../../lib/scrape/engine-selection.js';
+import { planEngines, withoutClimb, type Deployment, type SessionPin } from '../../lib/scrape/engine-selection.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
 import { parseScrapeBody, type ProjectDefaults } from '../../lib/scrape/params.js';
 
@@ -17,10 +18,11 @@ export const DEFAULT_PRIORITY = 100;
 export const DEFAULT_MAX_ATTEMPTS = 3;
 const NAME_MAX_CHARS = 256;
 const EXTERNAL_ID_MAX_CHARS = 1024;
+const WEBHOOK_ID_MAX_CHARS = 64;
 
 /** Batch body fields that are not scrape parameters (SPEC.md "POST /v1/batch"). */
 const RunControlsSchema = z.strictObject({
-  name: z.string().max(NAME_MAX_CHARS).nullish(),
+  name: storableString().max(NAME_MAX_CHARS).nullish(),
   urls: z.array(z.unknown()).nullish(),
   items: z.array(z.unknown()).nullish(),
   concurrency: z.number().int().nullish(),
@@ -28,7 +30,7 @@ const RunControlsSchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(10).nullish(),
   failure_threshold: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
   credit_budget: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER / 1_000_000).nullish(),
-  webhook_endpoint_id: z.string().nullish(),
+  webhook_endpoint_id: storableString().max(WEBHOOK_ID_MAX_CHARS).nullish(),
   open: z.boolean().nullish(),
 });
 type RunControls = z.infer<typeof RunControlsSchema>;
@@ -36,7 +38,7 @@ const RUN_CONTROL_NAMES = new Set(Object.keys(RunControlsSchema.shape));
 
 const ItemSchema = z.looseObject({
   url: z.string({ error: 'must be a string' }),
-  external_id: z.string().max(EXTERNAL_ID_MAX_CHARS).nullish(),
+  external_id: storableString().max(EXTERNAL_ID_MAX_CHARS).nullish(),
 });
 
 export interface ParsedItem {
@@ -57,6 +59,8 @@ export interface SubmissionContext {
   projectDefaults: ProjectDefaults;
   egressPolicy: EgressPolicy;
   deployment: Deployment;
+  /** The session of a job with a top-level `session_id` (looked up by the caller): it pins the engine. */
+  session?: SessionPin;
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -114,6 +118,9 @@ function parseItem(raw: unknown, jobParams: Record<string, unknown>, context: Su
   const parsed = ItemSchema.safeParse(raw);
   if (!parsed.success) throw invalidParameter(parsed.error);
   const { url, external_id: externalId, ...overrides } = parsed.data;
+  if ('session_id' in overrides) {
+    throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', 'session_id: set it at the top level of the batch body (one session per job)');
+  }
   const sized = externalId === null || externalId === undefined ? overrides : { ...overrides, external_id: externalId };
   if (Buffer.byteLength(JSON.stringify(sized)) > MAX_ITEM_OVERRIDES_BYTES) {
     throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `overrides and external_id: at most ${MAX_ITEM_OVERRIDES_BYTES} bytes serialised`);
@@ -125,16 +132,20 @@ function parseItem(raw: unknown, jobParams: Record<string, unknown>, context: Su
 /** Validates one item's merged parameters and routes them; returns its dearest cost. */
 export function itemHoldMicro(merged: Record<string, unknown>, context: SubmissionContext): number {
   const params = parseScrapeBody(merged, { projectDefaults: context.projectDefaults, egressPolicy: context.egressPolicy });
-  if (params.session_id !== null) {
-    throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', 'session_id: not supported in batch jobs (a session is single-writer)');
-  }
-  const plan = withoutClimb(planEngines(params, context.deployment));
+  const plan = withoutClimb(planEngines(params, context.deployment, params.session_id === null ? undefined : context.session));
   checkMaxCost(plan, params);
   return reservationMicro(plan, params);
 }
 
-/** SPEC.md: below 1 becomes 1; above 50 becomes 50 with a warning. */
-export function effectiveConcurrency(requested: number | null | undefined): { concurrency: number; warning: string | null } {
+/**
+ * Below 1 becomes 1; above 50 becomes 50 with a warning. A job bound to a session runs its items one
+ * at a time through the session's single-writer lease: 1, with a warning when more was asked.
+ */
+export function effectiveConcurrency(requested: number | null | undefined, sessionId: string | null = null): { concurrency: number; warning: string | null } {
+  if (sessionId !== null) {
+    const warning = requested !== null && requested !== undefined && requested > 1 ? `concurrency ${requested} became 1: the job runs through session ${sessionId}` : null;
+    return { concurrency: 1, warning };
+  }
   const value = requested ?? DEFAULT_CONCURRENCY;
   if (value > MAX_CONCURRENCY) {
     return { concurrency: MAX_CONCURRENCY, warning: `concurrency ${value} was clamped to ${MAX_CONCURRENCY}` };

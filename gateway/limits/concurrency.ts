@@ -3,21 +3,35 @@ import { ServiceError } from '../../lib/errors/index.js';
 export interface ConcurrencySlot {
   limit: number;
   remaining: number;
+  /** Gives the slot back; idempotent, never throws. */
   release(): void;
 }
 
 /** Concurrent requests per organization across its keys; a render holds a slot while it runs. */
-export class ConcurrencyLimiter {
+export interface ConcurrencyLimiter {
+  acquire(organizationId: string, limit: number): Promise<ConcurrencySlot>;
+  /** Stops background work (lease renewal); slots still held are released. */
+  close(): Promise<void>;
+}
+
+export function concurrencyExceeded(limit: number): ServiceError {
+  return new ServiceError('ERR::LIMIT::CONCURRENCY_EXCEEDED', `All ${limit} concurrency slots of the organization are busy`, {
+    retryAfterSeconds: 1,
+    headers: { 'Concurrency-Limit': String(limit), 'Concurrency-Remaining': '0' },
+  });
+}
+
+/** Slots counted in this process: the embedded default (one process) and the fallback of the shared one. */
+export class MemoryConcurrencyLimiter implements ConcurrencyLimiter {
   private readonly inUse = new Map<string, number>();
 
-  acquire(organizationId: string, limit: number): ConcurrencySlot {
+  async acquire(organizationId: string, limit: number): Promise<ConcurrencySlot> {
+    return this.acquireNow(organizationId, limit);
+  }
+
+  acquireNow(organizationId: string, limit: number): ConcurrencySlot {
     const used = this.inUse.get(organizationId) ?? 0;
-    if (used >= limit) {
-      throw new ServiceError('ERR::LIMIT::CONCURRENCY_EXCEEDED', `All ${limit} concurrency slots of the organization are busy`, {
-        retryAfterSeconds: 1,
-        headers: { 'Concurrency-Limit': String(limit), 'Concurrency-Remaining': '0' },
-      });
-    }
+    if (used >= limit) throw concurrencyExceeded(limit);
     this.inUse.set(organizationId, used + 1);
     let released = false;
     return {
@@ -32,4 +46,6 @@ export class ConcurrencyLimiter {
       },
     };
   }
+
+  async close(): Promise<void> {}
 }

@@ -1,10 +1,5 @@
 import { ServiceError } from '../../lib/errors/index.js';
 
-interface Bucket {
-  tokens: number;
-  updatedAt: number;
-}
-
 export interface RateDecision {
   limit: number;
   remaining: number;
@@ -12,31 +7,60 @@ export interface RateDecision {
 
 /**
  * Token bucket per API key (SPEC.md Limits): refills `rate` tokens per second up to a burst of
- * `burstSeconds * rate`; one token per request, cache hits included. Per gateway replica.
+ * `BURST_SECONDS * rate`; one token per request, cache hits included. Refuses with RATE_LIMITED.
  */
-export class RateLimiter {
+export interface RateLimiter {
+  take(keyId: string, rate: number): Promise<RateDecision>;
+}
+
+export const BURST_SECONDS = 2;
+
+export function bucketCapacity(rate: number, burstSeconds = BURST_SECONDS): number {
+  return Math.max(1, rate * burstSeconds);
+}
+
+/** The answer for a bucket left with `tokens` after a take that was or was not granted. */
+export function rateDecision(rate: number, tokens: number, granted: boolean): RateDecision {
+  if (!granted) {
+    const waitSeconds = Math.max(1, Math.ceil((1 - tokens) / rate));
+    throw new ServiceError('ERR::LIMIT::RATE_LIMITED', `Request rate above ${rate} per second for this key`, {
+      retryAfterSeconds: waitSeconds,
+      headers: {
+        'X-RateLimit-Limit': String(rate),
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': String(waitSeconds),
+      },
+    });
+  }
+  return { limit: rate, remaining: Math.max(0, Math.floor(tokens)) };
+}
+
+interface Bucket {
+  tokens: number;
+  updatedAt: number;
+}
+
+/** The buckets in this process: the embedded default (one process) and the fallback of the shared one. */
+export class MemoryRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
 
-  constructor(private readonly burstSeconds = 2) {}
+  constructor(
+    private readonly burstSeconds = BURST_SECONDS,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
-  take(keyId: string, rate: number, now = Date.now()): RateDecision {
-    const capacity = Math.max(1, rate * this.burstSeconds);
+  async take(keyId: string, rate: number): Promise<RateDecision> {
+    return this.takeAt(keyId, rate, this.clock());
+  }
+
+  takeAt(keyId: string, rate: number, now: number): RateDecision {
+    const capacity = bucketCapacity(rate, this.burstSeconds);
     const bucket = this.buckets.get(keyId) ?? { tokens: capacity, updatedAt: now };
-    bucket.tokens = Math.min(capacity, bucket.tokens + ((now - bucket.updatedAt) / 1000) * rate);
-    bucket.updatedAt = now;
+    bucket.tokens = Math.min(capacity, bucket.tokens + (Math.max(0, now - bucket.updatedAt) / 1000) * rate);
+    bucket.updatedAt = Math.max(bucket.updatedAt, now);
     this.buckets.set(keyId, bucket);
-    if (bucket.tokens < 1) {
-      const waitSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / rate));
-      throw new ServiceError('ERR::LIMIT::RATE_LIMITED', `Request rate above ${rate} per second for this key`, {
-        retryAfterSeconds: waitSeconds,
-        headers: {
-          'X-RateLimit-Limit': String(rate),
-          'X-RateLimit-Remaining': '0',
-          'X-RateLimit-Reset': String(waitSeconds),
-        },
-      });
-    }
-    bucket.tokens -= 1;
-    return { limit: rate, remaining: Math.floor(bucket.tokens) };
+    const granted = bucket.tokens >= 1;
+    if (granted) bucket.tokens -= 1;
+    return rateDecision(rate, bucket.tokens, granted);
   }
 }

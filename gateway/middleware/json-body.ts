@@ -1,11 +1,13 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ServiceError } from '../../lib/errors/index.js';
+import { decodeJsonInput } from '../../lib/validation/json-input.js';
 
 export const MAX_BODY_BYTES = 1_048_576;
 
 /**
  * Reads the body and decodes it as JSON (cross-cutting rules 2-3). `required`: an absent body is an
  * error; otherwise it becomes `undefined`. Any other Content-Type than application/json is refused.
+ * Nesting depth, prototype keys and text the store cannot hold are refused here, for every route.
  */
 export function jsonBody(options: { required: boolean; maxBytes?: number }) {
   const maxBytes = options.maxBytes ?? MAX_BODY_BYTES;
@@ -22,11 +24,7 @@ export function jsonBody(options: { required: boolean; maxBytes?: number }) {
       if (type !== 'application/json') {
         throw new ServiceError('ERR::REQUEST::INVALID', `Content-Type must be application/json, got ${type || 'none'}`);
       }
-      try {
-        res.locals.body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        throw new ServiceError('ERR::REQUEST::INVALID', 'Request body is not valid JSON');
-      }
+      res.locals.body = decodeJsonInput(raw.toString('utf8'));
       next();
     } catch (error) {
       next(error);

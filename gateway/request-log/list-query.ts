@@ -1,5 +1,6 @@
 import { ServiceError } from '../../lib/errors/index.js';
 import { isQueryKeyParameter } from '../../lib/ids.js';
+import { DATE_RANGE_MESSAGE, isInstantInRange, utcDate } from '../../lib/validation/dates.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -76,7 +77,7 @@ export function parseTimestamp(raw: string | string[]): Date {
   const match = typeof raw === 'string' ? RFC3339.exec(raw) : null;
   if (typeof raw !== 'string' || !match) throw invalid('before', 'must be an RFC 3339 date-time such as 2025-01-31T12:00:00.000Z');
   const [, year, month, day, hour, minute, second, , offset] = match;
-  const daysInMonth = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
+  const daysInMonth = utcDate(Number(year), Number(month), 0).getUTCDate();
   const offsetOk = /^[Zz]$/.test(offset) || (Number(offset.slice(1, 3)) < 24 && Number(offset.slice(4, 6)) < 60);
   const fieldsOk =
     Number(month) >= 1 && Number(month) <= 12 && Number(day) >= 1 && Number(day) <= daysInMonth &&
@@ -86,6 +87,7 @@ export function parseTimestamp(raw: string | string[]): Date {
   if (!offsetOk || !fieldsOk || Number.isNaN(at.getTime())) {
     throw invalid('before', 'is not a valid date-time');
   }
+  if (!isInstantInRange(at)) throw invalid('before', DATE_RANGE_MESSAGE);
   return at;
 }
 

@@ -49,7 +49,7 @@ async function handleScrape(context: GatewayContext, read: ReadParams, req: Requ
     if (!res.writableFinished) clientGone = true;
   });
   try {
-    const slot = context.concurrency.acquire(principal.organization.id, principal.organization.concurrency_limit);
+    const slot = await context.concurrency.acquire(principal.organization.id, principal.organization.concurrency_limit);
     res.setHeader('Concurrency-Limit', String(slot.limit));
     res.setHeader('Concurrency-Remaining', String(slot.remaining));
     try {

@@ -4,6 +4,7 @@ import { ServiceError } from '../../lib/errors/index.js';
 import { isQueryKeyParameter } from '../../lib/ids.js';
 import { MICRO_PER_CREDIT } from '../../lib/protocol/index.js';
 import { allowancePeriod, isoDate } from '../../lib/store/allowance-period.js';
+import { dateTimeParameter } from '../../lib/validation/dates.js';
 import { periodUsage } from '../../lib/store/credits.js';
 import { USAGE_GROUPS, holdTotals, requestLogTotals, usageSummary } from '../../lib/store/usage.js';
 import { creditAccountOf } from '../auth/credit-account.js';
@@ -12,7 +13,7 @@ import { principalOf, scope } from '../middleware/auth.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
 
 const MAX_SUMMARY_DAYS = 366;
-const dateTime = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+const dateTime = dateTimeParameter();
 const environment = z.enum(['live', 'test']).default('live');
 
 const UsageQuery = z.strictObject({ environment, at: dateTime.optional() });

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
+import { storableString } from '../../lib/validation/storable.js';
 import { checkTargetUrl } from '../../lib/egress/policy.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
@@ -12,8 +13,8 @@ import { noQuery } from '../batch/query.js';
 import { newWebhookSecret } from '../webhooks/signature.js';
 
 const CreateEndpointSchema = z.strictObject({
-  url: z.string().min(1).max(2048),
-  secret: z.string().min(16, 'must be at least 16 characters').max(256).nullish(),
+  url: storableString().min(1).max(2048),
+  secret: storableString().min(16, 'must be at least 16 characters').max(256).nullish(),
 });
 
 /** Webhook endpoints of the organization (scope `batch`); docs/batch.md "Webhooks". */

@@ -3,6 +3,7 @@ import { ScrapeSuccessSchema, type ScrapeSuccess } from '../../lib/protocol/inde
 import { effectiveCacheTtlSeconds, isBillableStatus } from '../../lib/scrape/cost.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { Queryable } from '../../lib/store/db.js';
+import { deleteCacheOlderThan, selectCachedResult, upsertCachedResult } from '../../lib/store/scrape-cache.js';
 
 /** Parameters that change what is answered belong in the key; billing and cache controls do not. */
 const NOT_IN_KEY: ReadonlySet<keyof ScrapeParams> = new Set(['cache', 'cache_ttl', 'max_cost', 'original_status']);
@@ -24,33 +25,35 @@ export function cacheKey(params: ScrapeParams): string {
 
 /** A result at most `cache_ttl` seconds old (the reader's TTL is a max-age), or null. */
 export async function readCache(db: Queryable, projectId: string, params: ScrapeParams): Promise<ScrapeSuccess | null> {
-  const result = await db.query<{ result: unknown }>(
-    `SELECT result FROM scrape_cache
-      WHERE project_id = $1 AND cache_key = $2 AND created_at > now() - ($3::integer * interval '1 second')`,
-    [projectId, cacheKey(params), effectiveCacheTtlSeconds(params)],
-  );
-  const row = result.rows[0];
-  if (!row) return null;
-  const parsed = ScrapeSuccessSchema.safeParse(row.result);
+  const text = await selectCachedResult(db, projectId, cacheKey(params), effectiveCacheTtlSeconds(params));
+  if (text === null) return null;
+  let stored: unknown;
+  try {
+    stored = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const parsed = ScrapeSuccessSchema.safeParse(stored);
   return parsed.success ? parsed.data : null;
 }
 
-/** Only billable successes are worth serving again; a 500 page or an undelivered screenshot is not. */
+/**
+ * Only billable successes are worth serving again; a 500 page or an undelivered screenshot is not.
+ * Stored as JSON text, so any string a page holds (NUL, lone surrogates) is kept as an escape.
+ */
 export async function writeCache(db: Queryable, projectId: string, params: ScrapeParams, success: ScrapeSuccess): Promise<void> {
   if (!isBillableStatus(success.target_status, params) || success.screenshot_delivered === false) return;
-  await db.query(
-    `INSERT INTO scrape_cache (project_id, cache_key, engine, target_status, result) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (project_id, cache_key) DO UPDATE
-       SET created_at = now(), engine = EXCLUDED.engine, target_status = EXCLUDED.target_status, result = EXCLUDED.result`,
-    [projectId, cacheKey(params), success.engine, success.target_status, JSON.stringify(success)],
-  );
+  await upsertCachedResult(db, {
+    projectId,
+    cacheKey: cacheKey(params),
+    engine: success.engine,
+    targetStatus: success.target_status,
+    resultJson: JSON.stringify(success),
+  });
 }
 
-export async function purgeCache(db: Queryable): Promise<number> {
-  const result = await db.query(`DELETE FROM scrape_cache WHERE created_at < now() - ($1::integer * interval '1 second')`, [
-    CACHE_MAX_AGE_SECONDS,
-  ]);
-  return result.rowCount;
+export function purgeCache(db: Queryable): Promise<number> {
+  return deleteCacheOlderThan(db, CACHE_MAX_AGE_SECONDS);
 }
 
 function canonicalJson(value: unknown): string {

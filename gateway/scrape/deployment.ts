@@ -3,15 +3,17 @@ import type { Deployment } from '../../lib/scrape/engine-selection.js';
 import type { Principal } from '../auth/key-resolver.js';
 import type { GatewayContext } from '../context.js';
 
-/** What this deployment can serve right now for this organization: live pools, plan, no managed pool, no model. */
-export function deploymentFor(context: GatewayContext, principal: Principal): Deployment {
-  const entitled = new Set(
-    principal.organization.entitled_engines.filter((e): e is EngineName => (ENGINE_NAMES as readonly string[]).includes(e)),
-  );
+/** What this deployment can serve right now for an organization with this plan: live pools, no managed pool, no model. */
+export function deploymentOf(context: GatewayContext, entitledEngines: readonly string[]): Deployment {
+  const entitled = new Set(entitledEngines.filter((e): e is EngineName => (ENGINE_NAMES as readonly string[]).includes(e)));
   return {
     deployed: context.directory.deployedEngines(),
     entitled,
     managedProxyPool: false,
     aiModel: false,
   };
+}
+
+export function deploymentFor(context: GatewayContext, principal: Principal): Deployment {
+  return deploymentOf(context, principal.organization.entitled_engines);
 }

@@ -1,7 +1,8 @@
 import { codeAnchor, type ServiceError } from '../../lib/errors/index.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { RequestLogEntry, RequestStatus } from '../../lib/store/request-log-entry.js';
-import type { ScrapeRecord, ScrapeSucceeded } from './scrape-service.js';
+import type { ScrapeRecord } from './scrape-loop.js';
+import type { ScrapeSucceeded } from './scrape-service.js';
 
 export interface ScrapeLogInput {
   requestId: string;

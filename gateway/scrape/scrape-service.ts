@@ -1,36 +1,22 @@
-import { ServiceError, type Attempt } from '../../lib/errors/index.js';
-import { SCRAPE_JOB_TYPE, type EngineName, type ScrapeJob, type ScrapeResult, type ScrapeSuccess, type SessionState } from '../../lib/protocol/index.js';
-import { engineCostMicro, isBillableStatus, isCacheable, reservationMicro, checkMaxCost } from '../../lib/scrape/cost.js';
-import { planEngines, withoutClimb, type EnginePlan } from '../../lib/scrape/engine-selection.js';
-import { parameterWarnings } from '../../lib/scrape/params.js';
+import { ServiceError } from '../../lib/errors/index.js';
+import type { ScrapeSuccess } from '../../lib/protocol/index.js';
+import { isCacheable, reservationMicro } from '../../lib/scrape/cost.js';
+import { withoutClimb, type EnginePlan } from '../../lib/scrape/engine-selection.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { reserveCredits, settleReservation, type Reservation } from '../../lib/store/credits.js';
 import { creditAccountOf } from '../auth/credit-account.js';
 import type { Principal } from '../auth/key-resolver.js';
 import type { GatewayContext } from '../context.js';
 import { readCache, writeCache } from './cache.js';
-import { dispatchJob } from './dispatch.js';
-import { deploymentFor } from './deployment.js';
-import { checkInSession, checkOutSession, findScrapeSession, jobSessionState, LEASE_MARGIN_MS, returnSession, type SessionCheckout } from '../sessions/scrape-session.js';
+import { newRecord, planScrape, runScrape, type ScrapeRecord } from './scrape-loop.js';
+
+export type { ScrapeRecord } from './scrape-loop.js';
 
 export interface ScrapeRequest {
   requestId: string;
   principal: Principal;
   params: ScrapeParams;
   receivedAt: number;
-}
-
-/** What happened, whether it succeeded or not: enough for the response, billing and the request log. */
-export interface ScrapeRecord {
-  engine: EngineName | null;
-  chargedMicro: number;
-  warnings: string[];
-  attempts: Attempt[];
-  results: ScrapeResult[];
-  plan: EnginePlan | null;
-  admissionMs: number;
-  dispatchMs: number;
-  cacheState: 'hit' | 'miss' | 'bypass';
 }
 
 export interface ScrapeSucceeded extends ScrapeRecord {
@@ -47,30 +33,25 @@ export class ScrapeFailed extends Error {
 }
 
 /**
- * One scrape end to end: plan, reserve the dearest cost, dispatch rung by rung, settle. Every
- * failure path settles the reservation at 0, so a failure never bills.
+ * One scrape end to end: plan, read the cache, reserve the dearest cost, run the scrape loop, settle.
+ * Settlement is the last step that can fail (the cache write before it never throws), so the answer
+ * always says what was charged: every failure path settles the reservation at 0.
  */
 export async function performScrape(context: GatewayContext, request: ScrapeRequest): Promise<ScrapeSucceeded> {
   const { params, principal } = request;
-  const record: ScrapeRecord = {
-    engine: null,
-    chargedMicro: 0,
-    warnings: parameterWarnings(params),
-    attempts: [],
-    results: [],
-    plan: null,
-    admissionMs: 0,
-    dispatchMs: 0,
-    cacheState: isCacheable(params) ? 'miss' : 'bypass',
-  };
-  let reservation: Reservation | null = null;
-  let session: SessionCheckout | null = null;
+  const record = newRecord(isCacheable(params) ? 'miss' : 'bypass');
+  // Set by the admission step inside the loop; settled exactly once below.
+  const held: { reservation: Reservation | null } = { reservation: null };
   try {
-    // session_id is checked before any work (404/410 at 0 credits); the session pins the engine.
-    const pinned = params.session_id === null ? undefined : await findScrapeSession(context.db, params.session_id, principal.organization.id);
-    let plan = planEngines(params, deploymentFor(context, principal), pinned);
-    record.plan = plan;
-    checkMaxCost(plan, params);
+    const planned = await planScrape(context, {
+      requestId: request.requestId,
+      projectId: principal.project.id,
+      organizationId: principal.organization.id,
+      entitledEngines: principal.organization.entitled_engines,
+      params,
+      receivedAt: request.receivedAt,
+      climb: true,
+    }, record);
     if (record.cacheState === 'miss') {
       const hit = await readCache(context.db, principal.project.id, params);
       if (hit) {
@@ -78,63 +59,37 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
         return { ...record, engine: hit.engine, cacheState: 'hit', admissionMs: Date.now() - request.receivedAt, result: hit };
       }
     }
-    if (pinned) session = await checkOutSession(context.db, pinned, request.requestId, context.config.SCRAPE_BUDGET_MS + LEASE_MARGIN_MS);
-    ({ plan, reservation } = await reserve(context, request, plan));
-    record.plan = plan;
-    record.admissionMs = Date.now() - request.receivedAt;
-    const dispatchStart = Date.now();
-    const success = await runRungs(context, request, plan, record, session ? jobSessionState(session) : null);
-    record.dispatchMs = Date.now() - dispatchStart;
-    record.engine = success.engine;
-    record.warnings.push(...success.warnings);
-    // A non-billable target status is a failed scrape (billing rule 1): the session is only handed back.
-    if (session && isBillableStatus(success.target_status, params)) {
-      record.warnings.push(...(await checkInSession(context.db, session, success)));
-    }
-    record.chargedMicro = chargeFor(success, params);
+    const success = await runScrape(context, planned, record, async (plan) => {
+      const admitted = await reserve(context, request, plan);
+      held.reservation = admitted.reservation;
+      return admitted.plan;
+    });
+    if (record.cacheState === 'miss') await cacheQuietly(context, principal.project.id, params, success);
+    // The last step that can fail: after it nothing may turn this answer into an error.
+    const reservation = held.reservation;
+    if (!reservation) throw new ServiceError('ERR::INTERNAL::ERROR', 'scrape ran without a reservation');
     await settleReservation(context.db, reservation.id, record.chargedMicro, success.engine);
-    if (record.cacheState === 'miss') await writeCache(context.db, principal.project.id, params, success);
+    held.reservation = null;
     context.metrics.scrapes.inc({ engine: success.engine, outcome: 'success' });
     context.metrics.creditsCharged.inc({ engine: success.engine }, record.chargedMicro);
     return { ...record, result: success };
   } catch (error) {
-    if (reservation) await settleReservation(context.db, reservation.id, 0);
+    record.chargedMicro = 0;
+    if (held.reservation) await settleReservation(context.db, held.reservation.id, 0);
     const serviceError = error instanceof ServiceError ? error : new ServiceError('ERR::INTERNAL::ERROR', 'Scrape failed', { cause: error });
     context.metrics.scrapes.inc({ engine: record.engine ?? 'none', outcome: serviceError.code });
     throw new ScrapeFailed(withAttempts(serviceError, record), record);
-  } finally {
-    if (session) await returnSession(context.db, session);
   }
 }
 
-async function runRungs(
-  context: GatewayContext,
-  request: ScrapeRequest,
-  plan: EnginePlan,
-  record: ScrapeRecord,
-  session: SessionState | null,
-): Promise<ScrapeSuccess> {
-  for (const [index, engine] of plan.rungs.entries()) {
-    const result = await dispatchJob(context.bus, context.directory, jobFor(context, request, engine, session));
-    record.results.push(result);
-    record.engine = engine;
-    record.attempts.push(...result.attempts.map((a) => ({ ...a, n: record.attempts.length + a.n })));
-    const isLast = index === plan.rungs.length - 1;
-    if (isLast || isUsable(result, request.params)) {
-      if (result.ok) return result;
-      throw ServiceError.fromWire(result.error);
-    }
-    record.warnings.push('ESCALATED');
+/** A cache write failure never fails the scrape that produced the page: logged and counted. */
+async function cacheQuietly(context: GatewayContext, projectId: string, params: ScrapeParams, success: ScrapeSuccess): Promise<void> {
+  try {
+    await writeCache(context.db, projectId, params, success);
+  } catch (error) {
+    context.metrics.cacheWriteFailures.inc();
+    context.logger.warn({ err: error }, 'scrape cache write failed; the scrape answers uncached');
   }
-  throw new ServiceError('ERR::ENGINE::UNAVAILABLE', 'No engine could serve this request');
-}
-
-/**
- * mode=auto moves to the next rung unless this one returned a usable page: a success with a billable
- * status that is neither a challenge nor an empty JavaScript shell (docs/mode-auto.md).
- */
-function isUsable(result: ScrapeResult, params: ScrapeParams): boolean {
-  return result.ok && isBillableStatus(result.target_status, params) && !result.needs_javascript;
 }
 
 /**
@@ -151,29 +106,6 @@ async function reserve(context: GatewayContext, request: ScrapeRequest, plan: En
     const grounded = withoutClimb(plan);
     return { plan: grounded, reservation: await reserveCredits(context.db, account, reservationMicro(grounded, params), requestId) };
   }
-}
-
-function jobFor(context: GatewayContext, request: ScrapeRequest, engine: EngineName, session: SessionState | null): ScrapeJob {
-  const now = Date.now();
-  const budget = Math.max(1000, context.config.SCRAPE_BUDGET_MS - (now - request.receivedAt));
-  return {
-    type: SCRAPE_JOB_TYPE,
-    request_id: request.requestId,
-    project_id: request.principal.project.id,
-    engine,
-    params: request.params as unknown as Record<string, unknown>,
-    deadline_at: now + budget,
-    budget_ms: budget,
-    dispatched_at: now,
-    session,
-  };
-}
-
-/** SPEC.md billing rule 1: only billable target statuses, and never an undelivered screenshot. */
-function chargeFor(success: ScrapeSuccess, params: ScrapeParams): number {
-  if (!isBillableStatus(success.target_status, params)) return 0;
-  if (success.screenshot_delivered === false) return 0;
-  return engineCostMicro(success.engine, params);
 }
 
 /** The problem body carries every attempt and every warning decided for the caller. */

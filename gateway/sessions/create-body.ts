@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableString } from '../../lib/validation/storable.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { ENGINE_NAMES, type EngineName } from '../../lib/protocol/index.js';
 import { incompatible, invalidParameter } from '../../lib/scrape/issues.js';
@@ -38,12 +39,12 @@ const DomainScoreSchema = z.strictObject({
 const CreateSessionSchema = z.strictObject({
   engine: EngineSchema.nullish(),
   ttl_seconds: z.number().int().nonnegative().nullish(),
-  sticky_key: z.string().nullish(),
-  region_pool: z.string().nullish(),
+  sticky_key: storableString().nullish(),
+  region_pool: storableString().nullish(),
   rotate_ip: z.boolean().nullish(),
   premium_proxy: z.boolean().nullish(),
   proxy_country: z.string().regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code').nullish(),
-  fingerprint: z.record(z.string(), z.unknown()).nullish(),
+  fingerprint: z.record(storableString(), z.unknown()).nullish(),
   domain_scores: z
     .record(z.string().regex(REGISTRABLE_DOMAIN, 'keys must be lowercase registrable domains'), DomainScoreSchema)
     .nullish(),

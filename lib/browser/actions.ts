@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableString } from '../validation/storable.js';
 
 /** Bounds on an `actions` workflow, checked by the gateway before anything is spent. */
 export const ACTION_LIMITS = {
@@ -12,9 +13,9 @@ export const ACTION_LIMITS = {
   maxScrolls: 100,
 } as const;
 
-const selector = z.string().min(1).max(ACTION_LIMITS.maxSelectorChars);
+const selector = storableString().min(1).max(ACTION_LIMITS.maxSelectorChars);
 const waitMs = z.number().int().min(0).max(ACTION_LIMITS.maxWaitMs);
-const text = z.string().max(ACTION_LIMITS.maxTextChars);
+const text = storableString().max(ACTION_LIMITS.maxTextChars);
 
 /** Fields every step accepts. */
 const common = {
@@ -43,7 +44,7 @@ export const TypeStepSchema = step('type', {
 });
 export const PressStepSchema = step('press', {
   /** A key name as Playwright spells it: `Enter`, `Tab`, `ArrowDown`, `Control+A`. */
-  key: z.string().min(1).max(64),
+  key: storableString().min(1).max(64),
   /** Focus this element first; without it the key goes to the focused element. */
   selector: selector.optional(),
 });
@@ -81,13 +82,13 @@ export const WaitForLoadStepSchema = step('wait_for_load', {
 });
 export const EvaluateStepSchema = step('evaluate', {
   /** A JavaScript expression or function body run in the page; its JSON value lands in `action_results`. */
-  script: z.string().min(1).max(ACTION_LIMITS.maxScriptChars),
+  script: storableString().min(1).max(ACTION_LIMITS.maxScriptChars),
 });
 export const ScreenshotStepSchema = step('screenshot', {
-  name: z.string().min(1).max(64).optional(),
+  name: storableString().min(1).max(64).optional(),
   full_page: z.boolean().default(false),
   selector: selector.optional(),
-  format: z.string().max(8).optional(),
+  format: storableString().max(8).optional(),
   quality: z.number().int().min(0).max(100).default(0),
 });
 

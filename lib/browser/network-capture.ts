@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableString } from '../validation/storable.js';
 
 export const NETWORK_CAPTURE_LIMITS = {
   maxEntries: 500,
@@ -32,7 +33,7 @@ const statusFilter = z.union([
  */
 export const NetworkCaptureSchema = z.strictObject({
   /** Substring of the URL, or a glob where `*` matches any run of characters when it holds a `*`. */
-  url_pattern: z.string().min(1).max(NETWORK_CAPTURE_LIMITS.maxPatternChars).optional(),
+  url_pattern: storableString().min(1).max(NETWORK_CAPTURE_LIMITS.maxPatternChars).optional(),
   methods: z
     .array(z.string().regex(/^[a-z]+$/i).transform((m) => m.toUpperCase()))
     .min(1)

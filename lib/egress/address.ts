@@ -41,6 +41,8 @@ const IPV6_EXTRA: Array<[string, string]> = [
   ['3fff::/20', 'documentation'],
   ['100::/64', 'discard'],
 ];
+/** IANA: global unicast is 2000::/3; any other address ipaddr.js files under unicast is reserved by the IETF. */
+const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
 
 function extraReason(address: ipaddr.IPv4 | ipaddr.IPv6): string | null {
   const table = address.kind() === 'ipv4' ? IPV4_EXTRA : IPV6_EXTRA;
@@ -51,9 +53,14 @@ function extraReason(address: ipaddr.IPv4 | ipaddr.IPv6): string | null {
   return null;
 }
 
+/** `::a.b.c.d` (RFC 4291 "IPv4-compatible", deprecated): the first 96 bits zero, not `::` or `::1`. */
+function isIpv4Compatible(address: ipaddr.IPv6, range: string): boolean {
+  return range === 'unicast' && address.toByteArray().slice(0, 12).every((byte) => byte === 0);
+}
+
 function embeddedIpv4(address: ipaddr.IPv6, range: string): ipaddr.IPv4 | null {
   const bytes = address.toByteArray();
-  if (range === 'ipv4Mapped' || range === 'rfc6145' || range === 'rfc6052') {
+  if (range === 'ipv4Mapped' || range === 'rfc6145' || range === 'rfc6052' || isIpv4Compatible(address, range)) {
     return new ipaddr.IPv4(bytes.slice(12, 16));
   }
   if (range === '6to4') return new ipaddr.IPv4(bytes.slice(2, 6));
@@ -68,13 +75,14 @@ function classifyParsed(address: ipaddr.IPv4 | ipaddr.IPv6): string {
     const inner = embeddedIpv4(address as ipaddr.IPv6, range);
     if (inner) {
       const innerClass = classifyParsed(inner);
-      // Mapped and NAT64 forms reach the embedded address; 6to4 and Teredo relays are refused outright.
+      // Mapped and NAT64 forms reach the embedded address; 6to4, Teredo and IPv4-compatible forms are refused outright.
       if (range === 'ipv4Mapped') return innerClass;
       if (range === 'rfc6052' && innerClass === 'public') return 'public';
-      const label = RANGE_REASONS[range] ?? range;
+      const label = isIpv4Compatible(address as ipaddr.IPv6, range) ? 'ipv4-compatible' : (RANGE_REASONS[range] ?? range);
       return innerClass === 'public' ? label : `${label} (embeds ${innerClass})`;
     }
   }
+  if (range === 'unicast' && address.kind() === 'ipv6' && !address.match(IPV6_GLOBAL_UNICAST)) return 'reserved';
   if (range === 'unicast' || range === 'reserved') return extraReason(address) ?? (range === 'unicast' ? 'public' : 'reserved');
   return RANGE_REASONS[range] ?? range;
 }

@@ -60,6 +60,7 @@ export function checkTargetUrl(raw: string, policy: EgressPolicy): URL {
     throw new ServiceError('ERR::SECURITY::INVALID_URL', `url scheme ${url.protocol.replace(':', '')} is not http or https`);
   }
   if (bareHost(url) === '') throw new ServiceError('ERR::SECURITY::INVALID_URL', 'url has no host');
+  if (url.port === '0') throw new ServiceError('ERR::SECURITY::INVALID_URL', 'url port 0 is not a port a server can listen on');
   if (url.username !== '' || url.password !== '') {
     throw new ServiceError(
       'ERR::SECURITY::INVALID_URL',
@@ -85,6 +86,7 @@ export function checkProxyUrl(raw: string, policy: EgressPolicy): URL {
     );
   }
   if (bareHost(url) === '') throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', 'proxy has no host');
+  if (url.port === '0') throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', 'proxy port 0 is not a port a server can listen on');
   checkHostLiteral(url, policy, 'Proxy');
   return url;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { selectorProblem } from '../extract/selectors.js';
+import { storableString } from '../validation/storable.js';
 import { HTTP_METHODS, RESPONSE_FORMATS, SCREENSHOT_FORMATS, type ResourceClass, type ScreenshotFormat } from './types.js';
 
 /** Bounds for parameters whose limits SPEC.md does not show (documented in docs/parameters.md). */
@@ -11,6 +12,7 @@ export const MAX_COST_MAX_CREDITS = 1_000_000;
 export const SELECTOR_MAX_CHARS = 1024;
 export const SELECTOR_LIST_MAX = 100;
 export const STRING_ID_MAX_CHARS = 256;
+export const HEADER_VALUE_MAX_CHARS = 8192;
 
 export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set([
   'connection',
@@ -50,26 +52,26 @@ const BLOCK_RESOURCE_ALIASES: Record<string, ResourceClass | 'none'> = {
 const SCREENSHOT_FORMAT_ALIASES: Record<string, ScreenshotFormat> = { jpg: 'jpeg' };
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** RFC 9110 field-value: visible ASCII, space, tab and obs-text (bytes 0x80-0xFF); no other control character. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
 
 function lowerEnum<const T extends readonly [string, ...string[]]>(values: T) {
-  return z
-    .string()
+  return storableString()
     .transform((value) => value.toLowerCase())
     .pipe(z.enum(values, { error: () => `must be one of ${values.join(', ')} (case-insensitive)` }));
 }
 
-const selector = z.string().trim().min(1, 'must be a non-empty CSS selector').max(SELECTOR_MAX_CHARS);
+const selector = storableString().trim().min(1, 'must be a non-empty CSS selector').max(SELECTOR_MAX_CHARS);
 /** include_tags/exclude_tags are matched by the content pipeline, so they get its bounds and syntax check. */
 const pipelineSelector = selector.superRefine((value, ctx) => {
   const problem = selectorProblem(value);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 const selectorList = z.array(pipelineSelector).max(SELECTOR_LIST_MAX);
-const plainObject = z.record(z.string(), z.unknown());
+const plainObject = z.record(storableString(), z.unknown());
 
-export const methodField = z
-  .string()
+export const methodField = storableString()
   .transform((value) => value.toUpperCase())
   .pipe(z.enum(HTTP_METHODS, { error: () => `must be one of ${HTTP_METHODS.join(', ')} (case-insensitive)` }));
 
@@ -78,7 +80,7 @@ export const modeField = lowerEnum(['auto']);
 export const responseFormatField = lowerEnum(RESPONSE_FORMATS);
 
 export const blockResourcesField = z
-  .array(z.string())
+  .array(storableString())
   .transform((values, ctx): ResourceClass[] => {
     const classes = new Set<ResourceClass | 'none'>();
     values.forEach((raw, index) => {
@@ -97,20 +99,19 @@ export const blockResourcesField = z
   });
 
 /** Unrecognised strings fall back to the engine default (png), as SPEC.md says. */
-export const screenshotFormatField = z.string().transform((value): ScreenshotFormat => {
+export const screenshotFormatField = storableString().transform((value): ScreenshotFormat => {
   const lower = value.trim().toLowerCase();
   const folded = SCREENSHOT_FORMAT_ALIASES[lower] ?? lower;
   return (SCREENSHOT_FORMATS as readonly string[]).includes(folded) ? (folded as ScreenshotFormat) : 'png';
 });
 
-export const proxyCountryField = z
-  .string()
+export const proxyCountryField = storableString()
   .transform((value) => value.trim().toUpperCase())
   .refine((code) => /^[A-Z]{2}$/.test(code) && code !== 'ZZ' && regionNames.of(code) !== undefined, {
     message: 'must be an ISO 3166-1 alpha-2 country code',
   });
 
-export const customHeadersField = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+export const customHeadersField = z.record(storableString(), storableString().max(HEADER_VALUE_MAX_CHARS)).superRefine((headers, ctx) => {
   const seen = new Set<string>();
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
@@ -120,8 +121,8 @@ export const customHeadersField = z.record(z.string(), z.string()).superRefine((
       ctx.addIssue({ code: 'custom', path: [name], message: 'hop-by-hop header not allowed' });
     } else if (seen.has(lower)) {
       ctx.addIssue({ code: 'custom', path: [name], message: 'header given twice (names are case-insensitive)' });
-    } else if (/[\r\n\0]/.test(value)) {
-      ctx.addIssue({ code: 'custom', path: [name], message: 'header value must not contain CR, LF or NUL' });
+    } else if (!FIELD_VALUE.test(value)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: 'header value may hold visible ASCII, spaces, tabs and characters U+0080-U+00FF only (no control characters)' });
     }
     seen.add(lower);
   }
@@ -134,7 +135,7 @@ const statusCode = z.number().int().min(100).max(599);
  * rules). `null` is accepted for every optional field and means "omitted".
  */
 export const ScrapeInputSchema = z.strictObject({
-  url: z.string().max(URL_MAX_CHARS, `must be at most ${URL_MAX_CHARS} characters`).nullish(),
+  url: storableString().max(URL_MAX_CHARS, `must be at most ${URL_MAX_CHARS} characters`).nullish(),
   method: methodField.nullish(),
   js_render: z.boolean().nullish(),
   stealth: z.boolean().nullish(),
@@ -143,10 +144,10 @@ export const ScrapeInputSchema = z.strictObject({
   engine: engineField.nullish(),
   premium_proxy: z.boolean().nullish(),
   proxy_country: proxyCountryField.nullish(),
-  proxy: z.string().min(1).max(2048).nullish(),
+  proxy: storableString().min(1).max(2048).nullish(),
   proxy_verify: z.boolean().nullish(),
-  session_id: z.string().nullish(),
-  sticky_key: z.string().min(1).max(STRING_ID_MAX_CHARS).nullish(),
+  session_id: storableString().nullish(),
+  sticky_key: storableString().min(1).max(STRING_ID_MAX_CHARS).nullish(),
   wait: z.number().int().min(0).max(WAIT_MAX_MS).nullish(),
   wait_for: selector.nullish(),
   wait_for_timeout: z.number().int().min(0).max(WAIT_FOR_TIMEOUT_MAX_MS).nullish(),
@@ -163,7 +164,7 @@ export const ScrapeInputSchema = z.strictObject({
   autoparse: z.boolean().nullish(),
   links: z.boolean().nullish(),
   extract: plainObject.nullish(),
-  extract_preset: z.string().nullish(),
+  extract_preset: storableString().max(STRING_ID_MAX_CHARS).nullish(),
   ai_extract: plainObject.nullish(),
   main_content_only: z.boolean().nullish(),
   include_tags: selectorList.nullish(),

@@ -1,17 +1,8 @@
 import type { z } from 'zod';
 import { ServiceError } from '../errors/index.js';
+import { fieldPath } from '../validation/field-path.js';
 
 const MAX_ISSUES_IN_DETAIL = 5;
-
-/** `['custom_headers', 'Host']` -> `custom_headers.Host`; `['include_tags', 2]` -> `include_tags[2]`. */
-export function fieldPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out === '' ? String(part) : `.${String(part)}`;
-  }
-  return out;
-}
 
 function describe(issue: z.core.$ZodIssue): string[] {
   if (issue.code === 'unrecognized_keys') {

@@ -1,5 +1,6 @@
 import { ServiceError } from '../errors/index.js';
 import { isQueryKeyParameter } from '../ids.js';
+import { decodeJsonInput } from '../validation/json-input.js';
 import { QUERY_ENCODING, URL_MAX_CHARS, type QueryEncoding } from './fields.js';
 
 
@@ -21,11 +22,7 @@ function decodeInteger(name: string, raw: string): number {
 }
 
 function decodeJson(name: string, raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    throw invalid(`${name}: must be URL-encoded JSON`);
-  }
+  return decodeJsonInput(raw, name);
 }
 
 /** Comma-separated list; a value starting with `[` is read as a JSON array (selectors containing commas). */

@@ -133,6 +133,12 @@ export async function revokeApiKey(db: Queryable, idOrPrefix: string): Promise<n
   return result.rowCount;
 }
 
+/** The engines an organization's plan entitles it to (empty when the organization is gone). */
+export async function entitledEnginesOf(db: Queryable, organizationId: string): Promise<string[]> {
+  const result = await db.query<{ entitled_engines: string[] }>('SELECT entitled_engines FROM organizations WHERE id = $1', [organizationId]);
+  return result.rows[0]?.entitled_engines ?? [];
+}
+
 export async function setOrganizationStatus(db: Queryable, organizationId: string, status: 'active' | 'suspended'): Promise<void> {
   await db.query('UPDATE organizations SET status = $2 WHERE id = $1', [organizationId, status]);
 }

@@ -1,3 +1,5 @@
+import { utcDate } from '../validation/dates.js';
+
 /**
  * The allowance month (SPEC.md Limits): starts on the organization's creation day at 00:00 UTC; in a
  * shorter month it starts on that month's last day.
@@ -11,8 +13,8 @@ export function allowancePeriod(createdAt: Date, now: Date): { start: Date; end:
 }
 
 function periodStartIn(year: number, month: number, anchorDay: number): Date {
-  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(year, month, Math.min(anchorDay, lastDay)));
+  const lastDay = utcDate(year, month + 1, 0).getUTCDate();
+  return utcDate(year, month, Math.min(anchorDay, lastDay));
 }
 
 export function isoDate(date: Date): string {

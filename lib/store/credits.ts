@@ -95,6 +95,11 @@ export async function settleReservation(
   return result.rowCount > 0;
 }
 
+/** Names the request that spent a batch item's hold (the item's latest attempt). */
+export async function tagReservation(db: Queryable, reservationId: string, requestId: string): Promise<void> {
+  await db.query('UPDATE credit_reservations SET request_id = $2 WHERE id = $1', [reservationId, requestId]);
+}
+
 /**
  * A scrape hold outlives the longest possible scrape by far; one still open then was left by a crashed
  * gateway. Batch item holds have no expiry: the batch lifecycle settles them.

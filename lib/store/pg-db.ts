@@ -1,18 +1,28 @@
 import pg from 'pg';
+import { ServiceError } from '../errors/index.js';
 import type { Db, QueryResult, Queryable } from './db.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
+/** Connections of one process and how long a caller waits for one (lib/store/pool-sizing.ts). */
+export interface PoolOptions {
+  size: number;
+  timeoutMs: number;
+}
+
 export class PgDb implements Db {
   readonly kind = 'postgres' as const;
   private readonly pool: pg.Pool;
 
-  constructor(connectionString: string, maxConnections = 10) {
+  constructor(
+    connectionString: string,
+    private readonly options: PoolOptions = { size: 10, timeoutMs: 5000 },
+  ) {
     this.pool = new pg.Pool({
       connectionString,
-      max: maxConnections,
-      connectionTimeoutMillis: 5000,
+      max: options.size,
+      connectionTimeoutMillis: options.timeoutMs,
       types: {
         getTypeParser: (oid: number, format?: string) =>
           oid === INT8_OID || oid === NUMERIC_OID ? Number : pg.types.getTypeParser(oid, format as 'text'),
@@ -22,7 +32,7 @@ export class PgDb implements Db {
   }
 
   async query<T>(sql: string, params: unknown[] = []): Promise<QueryResult<T>> {
-    const result = await this.pool.query(sql, params);
+    const result = await this.pool.query(sql, params).catch((error: unknown) => this.poolFailure(error));
     return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
   }
 
@@ -31,7 +41,7 @@ export class PgDb implements Db {
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => this.poolFailure(error));
     try {
       await client.query('BEGIN');
       const result = await work(clientQueryable(client));
@@ -57,6 +67,18 @@ export class PgDb implements Db {
     } finally {
       client.release();
     }
+  }
+
+  /** No free connection within the timeout: a clear, retryable 503 instead of a bare driver error. */
+  private poolFailure(error: unknown): never {
+    if (error instanceof Error && error.message.includes('timeout exceeded when trying to connect')) {
+      throw new ServiceError(
+        'ERR::INTERNAL::UNAVAILABLE',
+        `The database connection pool is exhausted (${this.options.size} connections busy for ${this.options.timeoutMs} ms); retry`,
+        { cause: error },
+      );
+    }
+    throw error;
   }
 
   async close(): Promise<void> {

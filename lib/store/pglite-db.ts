@@ -1,19 +1,33 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite, types } from '@electric-sql/pglite';
 import type { Db, QueryResult, Queryable } from './db.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 
 /** PostgreSQL compiled to WASM, in-process, persisted in a data directory (the embedded default). */
 export class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
 
-  private constructor(private readonly pg: PGlite) {}
+  private constructor(
+    private readonly pg: PGlite,
+    private readonly lock: DataDirLock | null,
+  ) {}
 
+  /** Opens (and locks) `dataDir`, or an in-memory store when null; throws StoreLockedError when in use. */
   static async open(dataDir: string | null): Promise<PgliteDb> {
-    if (dataDir) mkdirSync(dataDir, { recursive: true });
-    const pg = await PGlite.create(dataDir ?? undefined, {
-      parsers: { [types.INT8]: Number, [types.NUMERIC]: Number },
-    });
-    return new PgliteDb(pg);
+    let lock: DataDirLock | null = null;
+    if (dataDir) {
+      mkdirSync(dataDir, { recursive: true });
+      lock = lockDataDir(dataDir);
+    }
+    try {
+      const pg = await PGlite.create(dataDir ?? undefined, {
+        parsers: { [types.INT8]: Number, [types.NUMERIC]: Number },
+      });
+      return new PgliteDb(pg, lock);
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
   }
 
   async query<T>(sql: string, params: unknown[] = []): Promise<QueryResult<T>> {
@@ -40,12 +54,16 @@ export class PgliteDb implements Db {
   }
 
   async withAdvisoryLock<T>(_key: number, work: (tx: Queryable) => Promise<T>): Promise<T> {
-    // One PGlite instance is one single-user backend owned by this process; its data directory
-    // cannot be opened by a second process, so there is nobody to exclude.
+    // One PGlite instance is one single-user backend owned by this process, and its data directory
+    // is locked to this process (data-dir-lock.ts), so there is nobody to exclude.
     return work(this);
   }
 
   async close(): Promise<void> {
-    await this.pg.close();
+    try {
+      await this.pg.close();
+    } finally {
+      this.lock?.release();
+    }
   }
 }

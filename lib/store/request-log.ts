@@ -1,3 +1,4 @@
+import { storableJson } from '../validation/storable.js';
 import type { Queryable } from './db.js';
 import type { RequestLogEntry } from './request-log-entry.js';
 
@@ -26,7 +27,10 @@ export interface RequestLogPage {
 
 const PURGE_BATCH = 5000;
 
-/** Stores one finished entry; a second insert of the same id changes nothing. */
+/**
+ * Stores one finished entry; a second insert of the same id changes nothing. Text a caller sent that
+ * PostgreSQL cannot hold (NUL, lone surrogates) is stored as U+FFFD, so the write never fails on it.
+ */
 export async function insertRequestLog(db: Queryable, entry: RequestLogEntry, organizationId: string): Promise<void> {
   const createdAt = new Date(entry.created_at);
   if (Number.isNaN(createdAt.getTime())) throw new Error(`request log entry ${entry.id} has an invalid created_at`);
@@ -36,7 +40,7 @@ export async function insertRequestLog(db: Queryable, entry: RequestLogEntry, or
     `INSERT INTO request_log (id, organization_id, project_id, created_at, status, entry)
      VALUES ($1, $2, $3, $4, $5, $6::jsonb)
      ON CONFLICT (id) DO NOTHING`,
-    [entry.id, organizationId, entry.project_id, createdAt, entry.status, JSON.stringify(stored)],
+    [entry.id, organizationId, entry.project_id, createdAt, entry.status, storableJson(stored)],
   );
 }
 

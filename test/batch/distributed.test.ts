@@ -60,7 +60,7 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
     programs.push(program);
     const listening = await program.waitForLog(byMessage('gateway listening'));
     const gateway = { program, url: String(listening.url) };
-    await until(() => getJson(gateway, '/v1/workers'), (body) => (body.workers as unknown[]).length === 1, 15_000);
+    await until(() => getJson(gateway, '/v1/workers'), (body) => (body.workers as unknown[]).length === 1);
     return gateway;
   }
 
@@ -134,7 +134,6 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
         return getJson(b, `/v1/batch/${id}`);
       },
       (j) => TERMINAL.includes(j.status as string),
-      15_000,
     );
     expect(job.status).toBe('completed');
     expect([...owners].sort()).toEqual([a.program.process.pid, b.program.process.pid].sort());
@@ -161,7 +160,7 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
     const id = await submit(a, { urls, concurrency: 5 });
 
     // Five items reach the target (the job's concurrency); the gateway dies while they run.
-    await until(() => site.hits('/slow') - hitsBefore, (hits) => hits >= 5, 15_000);
+    await until(() => site.hits('/slow') - hitsBefore, (hits) => hits >= 5);
     await stop(a, 'SIGKILL');
     const orphaned = await runningItems(id);
     expect(orphaned.length).toBe(5);
@@ -170,7 +169,7 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
     expect(held.reserved).toBeGreaterThan(0);
 
     const b = await startGateway();
-    const job = await until(() => getJson(b, `/v1/batch/${id}`), (j) => TERMINAL.includes(j.status as string), 30_000);
+    const job = await until(() => getJson(b, `/v1/batch/${id}`), (j) => TERMINAL.includes(j.status as string));
     expect(job.status).toBe('completed');
 
     const rerun = new Set(orphaned.map((item) => item.seq));

@@ -11,6 +11,11 @@ export const BATCH_ENV = {
 
 export type Json = Record<string, unknown>;
 
+/** Bound for waits on a shared, loaded machine: generous, since only the state waited for matters. */
+export const SLOW_MACHINE_MS = 120_000;
+
+export const isTerminal = (job: Json): boolean => ['completed', 'failed', 'cancelled'].includes(job.status as string);
+
 export function startBatchService(env: Record<string, string> = {}): Promise<EmbeddedService> {
   return startEmbedded({ engines: ['fetch'], env: { ...BATCH_ENV, ...env } });
 }
@@ -44,7 +49,7 @@ export class BatchClient {
   }
 
   /** Polls the job until `done` holds, with a deadline (no fixed sleeps). */
-  async waitFor(id: string, done: (job: Json) => boolean, deadlineMs = 15_000): Promise<Json> {
+  async waitFor(id: string, done: (job: Json) => boolean, deadlineMs = 60_000): Promise<Json> {
     const until = Date.now() + deadlineMs;
     for (;;) {
       const job = await this.job(id);
@@ -76,7 +81,7 @@ export async function ledger(service: EmbeddedService): Promise<{ spent: number;
 }
 
 /** Holds of unsuccessful items go back on a dispatcher pass after the item ends: poll until they have. */
-export async function ledgerOnceReleased(service: EmbeddedService, reserved: number, deadlineMs = 10_000): Promise<{ spent: number; reserved: number }> {
+export async function ledgerOnceReleased(service: EmbeddedService, reserved: number, deadlineMs = 60_000): Promise<{ spent: number; reserved: number }> {
   const until = Date.now() + deadlineMs;
   for (;;) {
     const now = await ledger(service);

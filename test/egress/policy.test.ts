@@ -41,6 +41,10 @@ describe('classifyAddress', () => {
     ['::ffff:8.8.8.8', 'public'],
     ['64:ff9b::7f00:1', 'nat64 (embeds loopback)'],
     ['64:ff9b::808:808', 'public'],
+    ['::7f00:1', 'ipv4-compatible (embeds loopback)'],
+    ['::808:808', 'ipv4-compatible'],
+    ['::1:0:0:1', 'reserved'],
+    ['4000::1', 'reserved'],
   ])('%s is %s', (ip, expected) => {
     expect(classifyAddress(ip)).toBe(expected);
   });
@@ -95,7 +99,7 @@ describe('checkTargetUrl', () => {
     expect(codeOf(() => checkTargetUrl('http://2130706433/', DEFAULT_EGRESS_POLICY))).toBe('ERR::SECURITY::SSRF_BLOCKED');
   });
 
-  it.each(['not a url', 'ftp://example.com/', 'file:///etc/passwd', 'javascript:alert(1)', 'http://user:pw@example.com/'])(
+  it.each(['not a url', 'ftp://example.com/', 'file:///etc/passwd', 'javascript:alert(1)', 'http://user:pw@example.com/', 'http://example.com:0/'])(
     'refuses %s as INVALID_URL',
     (url) => {
       expect(codeOf(() => checkTargetUrl(url, DEFAULT_EGRESS_POLICY))).toBe('ERR::SECURITY::INVALID_URL');
@@ -118,6 +122,7 @@ describe('checkProxyUrl', () => {
   it('refuses other schemes as INVALID_PARAMETER and private hosts as SSRF_BLOCKED', () => {
     expect(codeOf(() => checkProxyUrl('socks4://proxy.example.com:1080', DEFAULT_EGRESS_POLICY))).toBe('ERR::REQUEST::INVALID_PARAMETER');
     expect(codeOf(() => checkProxyUrl('nonsense', DEFAULT_EGRESS_POLICY))).toBe('ERR::REQUEST::INVALID_PARAMETER');
+    expect(codeOf(() => checkProxyUrl('http://proxy.example.com:0', DEFAULT_EGRESS_POLICY))).toBe('ERR::REQUEST::INVALID_PARAMETER');
     expect(codeOf(() => checkProxyUrl('http://localhost:3128', DEFAULT_EGRESS_POLICY))).toBe('ERR::SECURITY::SSRF_BLOCKED');
     expect(codeOf(() => checkProxyUrl('http://192.168.0.10:3128', DEFAULT_EGRESS_POLICY))).toBe('ERR::SECURITY::SSRF_BLOCKED');
   });

@@ -24,6 +24,7 @@ describe.skipIf(!available)('distributed mode: gateway and worker as separate pr
     TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true',
     HEARTBEAT_INTERVAL_MS: '300',
     SHUTDOWN_GRACE_MS: '10000',
+    SCRAPE_BUDGET_MS: '300000',
   });
 
   async function startWorker(): Promise<Program> {
@@ -33,7 +34,7 @@ describe.skipIf(!available)('distributed mode: gateway and worker as separate pr
     return worker;
   }
 
-  async function scrape(path = '/', timeoutMs = 15_000): Promise<Response> {
+  async function scrape(path = '/', timeoutMs = 120_000): Promise<Response> {
     return fetch(`${gatewayUrl}/v1/scrape`, {
       method: 'POST',
       headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
@@ -101,12 +102,11 @@ describe.skipIf(!available)('distributed mode: gateway and worker as separate pr
     const [worker] = workers.splice(0, 1);
     worker.kill('SIGKILL');
     await worker.exited;
-    const started = Date.now();
-    const refused = await scrape('/', 10_000);
+    // Answered at all means not held: the scrape budget (five minutes here) outlasts scrape()'s two.
+    const refused = await scrape('/');
     expect(refused.status).toBe(503);
     expect(await refused.json()).toMatchObject({ code: 'ERR::ENGINE::UNAVAILABLE', retryable: true });
     expect(refused.headers.get('x-credits-charged')).toBe('0');
-    expect(Date.now() - started).toBeLessThan(10_000);
     await until(workerList, (list) => list.length === 0);
     await startWorker();
     await until(workerList, (list) => list.length === 1);
@@ -114,7 +114,7 @@ describe.skipIf(!available)('distributed mode: gateway and worker as separate pr
   });
 
   it('fails an in-flight request with a retryable 503 when its worker dies', async () => {
-    const pending = scrape('/hang', 30_000);
+    const pending = scrape('/hang');
     const worker = workers.splice(0, 1)[0];
     await until(async () => site.hits('/hang'), (hits) => hits > 0);
     worker.kill('SIGKILL');
@@ -135,7 +135,7 @@ describe.skipIf(!available)('distributed mode: gateway and worker as separate pr
     const responses = await pending;
     for (const response of responses) expect(response.status).toBe(200);
     expect(await second.exited).toBe(0);
-    await until(workerList, (list) => list.length === 0, 2000);
+    await until(workerList, (list) => list.length === 0);
     workers.length = 0;
     await startWorker();
     await until(workerList, (list) => list.length === 1);
@@ -150,7 +150,7 @@ describe.skipIf(!available)('distributed mode: gateway and worker as separate pr
       method: 'POST',
       headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
       body: JSON.stringify({ url: `${site.origin}/`, js_render: true }),
-      signal: AbortSignal.timeout(30_000),
+      signal: AbortSignal.timeout(120_000),
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-engine')).toBe('obscura');
@@ -158,7 +158,7 @@ describe.skipIf(!available)('distributed mode: gateway and worker as separate pr
     expect(await response.text()).toContain('Hello from the target');
     browser.kill('SIGTERM');
     expect(await browser.exited).toBe(0);
-    await until(workerList, (list) => !list.some((w) => w.engine === 'obscura'), 3000);
+    await until(workerList, (list) => !list.some((w) => w.engine === 'obscura'));
   });
 
   it('answers in-flight requests before the gateway exits on SIGTERM', async () => {

@@ -1,16 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../gateway/limits/rate-limiter.js';
+import { MemoryConcurrencyLimiter } from '../../gateway/limits/concurrency.js';
+import { MemoryRateLimiter } from '../../gateway/limits/rate-limiter.js';
 import { createApiKey, createOrganization, createProject } from '../../lib/store/accounts.js';
 import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
-import { startTargetSite, type TargetSite } from '../support/target-site.js';
+import { startHeldSite, type HeldSite } from '../support/held-site.js';
+import { until } from '../support/poll.js';
 
 let service: EmbeddedService;
-let site: TargetSite;
+let site: HeldSite;
+// The buckets' clock stands still: refills happen only when a test moves it.
+let now = 1_000_000;
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'] }), startTargetSite()]);
+  const limits = { rateLimiter: new MemoryRateLimiter(2, () => now), concurrency: new MemoryConcurrencyLimiter() };
+  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'], limits }), startHeldSite()]);
 });
 afterAll(async () => {
+  site?.releaseAll();
   await service?.stop();
   await site?.close();
 });
@@ -27,42 +33,45 @@ describe('request rate per key', () => {
     const answers = await Promise.all(Array.from({ length: 5 }, () => fetch(`${service.url}/v1/workers`, authed(secret))));
     const ok = answers.filter((r) => r.status === 200);
     const limited = answers.filter((r) => r.status === 429);
-    expect(ok.length).toBeGreaterThanOrEqual(1);
-    expect(limited.length).toBeGreaterThanOrEqual(1);
-    expect(ok[0].headers.get('x-ratelimit-limit')).toBe('1');
-    expect(Number(ok[0].headers.get('x-ratelimit-remaining'))).toBeGreaterThanOrEqual(0);
+    expect(ok).toHaveLength(2); // a burst of two seconds at one per second
+    expect(limited).toHaveLength(3);
+    expect(ok.map((r) => r.headers.get('x-ratelimit-limit'))).toEqual(['1', '1']);
+    expect(ok.map((r) => r.headers.get('x-ratelimit-remaining')).sort()).toEqual(['0', '1']);
     const refused = limited[0];
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(refused.headers.get('x-ratelimit-reset')).toBe('1');
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(await refused.json()).toMatchObject({ code: 'ERR::LIMIT::RATE_LIMITED', retryable: true, retry_after_seconds: 1 });
+    now += 1000;
+    expect((await fetch(`${service.url}/v1/workers`, authed(secret))).status).toBe(200);
   });
 
   it('refills at the key rate and allows a short burst', () => {
-    const limiter = new RateLimiter(2);
+    const limiter = new MemoryRateLimiter(2);
     const start = 1_000_000;
-    for (let i = 0; i < 10; i += 1) limiter.take('k', 5, start);
-    expect(() => limiter.take('k', 5, start)).toThrow(expect.objectContaining({ code: 'ERR::LIMIT::RATE_LIMITED' }));
-    expect(limiter.take('k', 5, start + 200).limit).toBe(5);
-    expect(() => limiter.take('k', 5, start + 200)).toThrow();
+    for (let i = 0; i < 10; i += 1) limiter.takeAt('k', 5, start);
+    expect(() => limiter.takeAt('k', 5, start)).toThrow(expect.objectContaining({ code: 'ERR::LIMIT::RATE_LIMITED' }));
+    expect(limiter.takeAt('k', 5, start + 200).limit).toBe(5);
+    expect(() => limiter.takeAt('k', 5, start + 200)).toThrow();
   });
 });
 
 describe('concurrency per organization', () => {
   it('answers 429 CONCURRENCY_EXCEEDED with Retry-After: 1 and Concurrency-Remaining: 0 when every slot is busy', async () => {
     const secret = await keyWithLimits(100, 1);
-    const slow = fetch(`${service.url}/v1/scrape`, jsonPost(secret, { url: `${site.origin}/slow?ms=1500`, cache: false }));
-    const before = site.hits('/slow');
-    for (let i = 0; i < 100 && site.hits('/slow') === before; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
-    const refused = await fetch(`${service.url}/v1/scrape`, jsonPost(secret, { url: `${site.origin}/`, cache: false }));
+    const held = fetch(`${service.url}/v1/scrape`, jsonPost(secret, { url: site.url, cache: false }));
+    await until(() => site.arrived(), (count) => count === 1, 30_000);
+    const refused = await fetch(`${service.url}/v1/scrape`, jsonPost(secret, { url: site.url, cache: false }));
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(refused.headers.get('concurrency-limit')).toBe('1');
     expect(refused.headers.get('concurrency-remaining')).toBe('0');
     expect(await refused.json()).toMatchObject({ code: 'ERR::LIMIT::CONCURRENCY_EXCEEDED', retryable: true });
-    const first = await slow;
+    site.releaseAll();
+    const first = await held;
     expect(first.status).toBe(200);
     expect(first.headers.get('concurrency-limit')).toBe('1');
     expect(first.headers.get('concurrency-remaining')).toBe('0');
+    expect(site.arrived()).toBe(1);
   });
 });

@@ -36,9 +36,8 @@ describe.skipIf(!available)('NATS transport', () => {
   });
 
   it('answers no_responders at once when nobody serves the subject', async () => {
-    const started = Date.now();
-    await expect(requester.request('nobody.home', new Uint8Array([1]), { timeoutMs: 5000 })).rejects.toMatchObject({ kind: 'no_responders' });
-    expect(Date.now() - started).toBeLessThan(4000);
+    // Waiting would end in kind "timeout" (after ten minutes); "no_responders" is NATS's immediate answer.
+    await expect(requester.request('nobody.home', new Uint8Array([1]), { timeoutMs: 600_000 })).rejects.toMatchObject({ kind: 'no_responders' });
   });
 
   it('times out a responder that never answers, and aborts on the signal', async () => {

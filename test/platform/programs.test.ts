@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +20,7 @@ function cli(args: string[], env: Record<string, string>) {
 describe('the embedded default as a program (npm start)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'trawler-data-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  let defaultSecret = '';
 
   it('bootstraps on first start, prints the Default secret once, and serves it', async () => {
     const env = { DATA_DIR: dataDir, PORT: '0', EMBEDDED_ENGINES: 'fetch' };
@@ -25,6 +28,7 @@ describe('the embedded default as a program (npm start)', () => {
     const listening = await first.waitForLog((line) => line.msg === 'gateway listening');
     const secret = /svc_live_[a-z2-7]{52}/.exec(first.stderr.join(''))?.[0];
     expect(secret).toBeDefined();
+    defaultSecret = secret ?? '';
     const workers = await fetch(`${String(listening.url)}/v1/workers`, { headers: { authorization: `Bearer ${secret}` } });
     expect(workers.status).toBe(200);
     expect(((await workers.json()) as { workers: unknown[] }).workers).toHaveLength(1);
@@ -38,6 +42,54 @@ describe('the embedded default as a program (npm start)', () => {
     expect(still.status).toBe(200);
     second.kill('SIGTERM');
     expect(await second.exited).toBe(0);
+  });
+
+  it('refuses the admin CLI on the data directory of the running service, naming its pid, and changes nothing', async () => {
+    const env = { DATA_DIR: dataDir, PORT: '0', EMBEDDED_ENGINES: 'fetch' };
+    const running = startProgram(['all'], env);
+    try {
+      const listening = await running.waitForLog((line) => line.msg === 'gateway listening');
+      const refused = await cli(['keys', 'create', '--project', 'any', '--name', 'intruder'], { DATA_DIR: dataDir }).then(
+        () => null,
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(refused?.code).toBe(3);
+      expect(refused?.stderr).toContain(`in use by process ${running.process.pid}`);
+      expect(refused?.stderr).toContain('Stop that process');
+      expect(refused?.stderr).toContain('Nothing was changed');
+      expect(refused?.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
+      // The service still serves, with its own store intact.
+      const workers = await fetch(`${String(listening.url)}/v1/workers`, { headers: { authorization: `Bearer ${defaultSecret}` } });
+      expect(workers.status).toBe(200);
+    } finally {
+      running.kill('SIGTERM');
+      expect(await running.exited).toBe(0);
+    }
+    // Once the service stopped, the CLI opens the store, and it holds only the Default key.
+    const keys = JSON.parse((await cli(['keys', 'list'], { DATA_DIR: dataDir })).stdout) as Array<{ name: string }>;
+    expect(keys.map((key) => key.name)).toEqual(['Default']);
+  });
+
+  it('keeps serving when its metrics port is taken: metrics move to another port, with a warning', async () => {
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+    const taken = (squatter.address() as AddressInfo).port;
+    const program = startProgram(['all'], { DATA_DIR: dataDir, PORT: '0', EMBEDDED_ENGINES: 'fetch', METRICS_PORT: String(taken) });
+    try {
+      const moved = await program.waitForLog((line) => line.port === taken && typeof line.actual_port === 'number');
+      expect(moved).toMatchObject({ level: 40, reason: 'taken by another process' });
+      const metrics = await program.waitForLog((line) => line.msg === 'metrics listening');
+      expect(metrics.port).toBe(moved.actual_port);
+      expect((await fetch(`http://127.0.0.1:${String(metrics.port)}/metrics`)).status).toBe(200);
+      const listening = await program.waitForLog((line) => line.msg === 'gateway listening');
+      const workers = await fetch(`${String(listening.url)}/v1/workers`, { headers: { authorization: `Bearer ${defaultSecret}` } });
+      expect(workers.status).toBe(200);
+      expect(program.process.exitCode).toBeNull();
+    } finally {
+      program.kill('SIGTERM');
+      await program.exited;
+      squatter.close();
+    }
   });
 
   it('refuses to start with invalid configuration, naming the setting', async () => {

@@ -11,8 +11,8 @@ afterAll(async () => service?.stop());
 
 async function entryFor(response: Response): Promise<Record<string, unknown>> {
   const id = response.headers.get('x-request-id');
-  // The entry of a non-scrape answer is written when the answer finishes; poll briefly for it.
-  const deadline = Date.now() + 5000;
+  // The entry of a non-scrape answer is written when the answer finishes; poll for it.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const lookup = await fetch(`${service.url}/v1/requests/${id}`, authed(service.secret));
     if (lookup.status === 200) return (await lookup.json()) as Record<string, unknown>;

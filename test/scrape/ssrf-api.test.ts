@@ -28,6 +28,8 @@ describe('SSRF policy through the API', () => {
       `http://[::ffff:127.0.0.2]:${port}/`,
       `http://[::ffff:7f00:2]:${port}/`,
       `http://[64:ff9b::7f00:2]:${port}/`,
+      `http://[::127.0.0.2]:${port}/`,
+      `http://[::7f00:2]:${port}/`,
       `http://localhost:${port}/`,
       `http://[::1]:${port}/`,
       `http://0.0.0.0:${port}/`,

@@ -7,6 +7,9 @@ import type { EngineName } from '../../lib/protocol/index.js';
 import { bootstrapIfEmpty } from '../../lib/store/accounts.js';
 import type { Db } from '../../lib/store/db.js';
 import { openStore } from '../../lib/store/open.js';
+import type { GatewayLimits } from '../../gateway/limits/limits.js';
+import { databasePoolSize } from '../../lib/store/pool-sizing.js';
+import type { DispatcherHooks } from '../../gateway/batch/dispatcher.js';
 import { startGateway, type RunningGateway } from '../../gateway/main.js';
 import { startWorkers, type RunningWorkers } from '../../worker/main.js';
 
@@ -28,7 +31,16 @@ export interface EmbeddedService {
  * The embedded default in this process: PGlite in memory, the in-process bus, a gateway on a random
  * loopback port, and the given engines. Loopback targets are allowed, as tests need.
  */
-export async function startEmbedded(options: { engines?: EngineName[]; env?: Record<string, string> } = {}): Promise<EmbeddedService> {
+export interface EmbeddedOptions {
+  engines?: EngineName[];
+  env?: Record<string, string>;
+  /** A PostgreSQL database instead of PGlite in memory (pool sized as `trawler serve` sizes it). */
+  databaseUrl?: string;
+  batchHooks?: DispatcherHooks;
+  limits?: GatewayLimits;
+}
+
+export async function startEmbedded(options: EmbeddedOptions = {}): Promise<EmbeddedService> {
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -37,19 +49,20 @@ export async function startEmbedded(options: { engines?: EngineName[]; env?: Rec
     HEARTBEAT_INTERVAL_MS: '200',
     ...options.env,
   });
-  const db = await openStore({ dataDir: null });
+  const pool = { size: databasePoolSize(config), timeoutMs: config.DATABASE_POOL_TIMEOUT_MS };
+  const db = await openStore({ databaseUrl: options.databaseUrl, dataDir: null, pool });
   const created = await bootstrapIfEmpty(db, {
     monthlyCreditsMicro: config.DEFAULT_MONTHLY_CREDITS * 1_000_000,
     rateLimitPerSecond: config.DEFAULT_RATE_LIMIT_PER_SECOND,
     concurrencyLimit: config.DEFAULT_CONCURRENCY_LIMIT,
   });
   if (!created) throw new Error('fresh store was not empty');
-  const logger = createLogger('test', 'silent');
+  const logger = createLogger('test', (process.env.TEST_LOG_LEVEL ?? 'silent') as 'silent');
   const registry = createRegistry('test');
   const bus = new MemoryBus();
   const engines = options.engines ?? ['fetch'];
   const workers = engines.length > 0 ? await startWorkers({ config, bus, logger, registry, version: 'test' }, engines) : null;
-  const gateway = await startGateway({ config, db, bus, logger, registry, version: 'test' });
+  const gateway = await startGateway({ config, db, bus, logger, registry, version: 'test', limits: options.limits, batchHooks: options.batchHooks });
   return {
     url: gateway.url,
     secret: created.secret,

@@ -2,7 +2,7 @@
  * Polls `probe` until `done` holds, for state that changes outside the test's control (processes,
  * heartbeats, background passes). Throws with the last value when `timeoutMs` passes.
  */
-export async function until<T>(probe: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 10_000, everyMs = 100): Promise<T> {
+export async function until<T>(probe: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 60_000, everyMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

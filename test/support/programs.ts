@@ -55,7 +55,7 @@ export function startProgram(args: string[], env: Record<string, string>): Progr
     stderr,
     exited,
     kill: (signal = 'SIGTERM') => void child.kill(signal),
-    waitForLog(match, timeoutMs = 30_000) {
+    waitForLog(match, timeoutMs = 120_000) {
       const seen = logs.find(match);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {

@@ -56,6 +56,12 @@ export async function getJob(db: Queryable, id: string, projectId: string, lock 
   return result.rows[0] ?? null;
 }
 
+/** The job row locked FOR UPDATE: the first lock of every batch transaction (docs/batch.md "Lock order"). */
+export async function lockJob(db: Queryable, id: string): Promise<JobRow | null> {
+  const result = await db.query<JobRow>('SELECT * FROM batch_jobs WHERE id = $1 FOR UPDATE', [id]);
+  return result.rows[0] ?? null;
+}
+
 export async function getJobById(db: Queryable, id: string): Promise<JobRow | null> {
   const result = await db.query<JobRow>('SELECT * FROM batch_jobs WHERE id = $1', [id]);
   return result.rows[0] ?? null;

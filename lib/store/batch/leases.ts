@@ -111,18 +111,12 @@ export async function renewLeases(db: Queryable, owner: string, leaseMs: number)
 export interface ExpiredLease {
   job_id: string;
   seq: number;
-  attempts: number;
-  max_attempts: number;
-  job_status: string;
 }
 
-/** Items whose dispatcher stopped renewing (a crashed gateway), locked for the caller to put back. */
-export async function expiredLeases(tx: Queryable, limit: number): Promise<ExpiredLease[]> {
-  const result = await tx.query<ExpiredLease>(
-    `SELECT i.job_id, i.seq, i.attempts, j.max_attempts, j.status AS job_status
-       FROM batch_items i JOIN batch_jobs j ON j.id = i.job_id
-      WHERE i.status = 'running' AND i.lease_expires_at < now()
-      ORDER BY i.lease_expires_at LIMIT $1 FOR UPDATE OF i SKIP LOCKED`,
+/** Items whose dispatcher stopped renewing (a crashed gateway); the lifecycle re-checks each under its locks. */
+export async function expiredLeases(db: Queryable, limit: number): Promise<ExpiredLease[]> {
+  const result = await db.query<ExpiredLease>(
+    `SELECT job_id, seq FROM batch_items WHERE status = 'running' AND lease_expires_at < now() ORDER BY lease_expires_at LIMIT $1`,
     [limit],
   );
   return result.rows.map((row) => ({ ...row, seq: Number(row.seq) }));

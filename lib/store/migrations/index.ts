@@ -5,6 +5,8 @@ import * as sessions from './004-sessions.js';
 import * as usage from './005-usage.js';
 import * as batch from './006-batch.js';
 import * as holdExpiry from './007-hold-expiry.js';
+import * as cacheAsText from './008-cache-as-text.js';
+import * as sharedLimits from './010-shared-limits.js';
 
 export interface Migration {
   version: number;
@@ -21,4 +23,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 5, name: 'usage', up: usage.up },
   { version: 6, name: 'batch', up: batch.up },
   { version: 7, name: 'hold-expiry', up: holdExpiry.up },
+  { version: 8, name: 'cache-as-text', up: cacheAsText.up },
+  { version: 10, name: 'shared-limits', up: sharedLimits.up },
 ].sort((a, b) => a.version - b.version);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableString } from '../../validation/storable.js';
 import { WireCookieSchema as ProtocolWireCookieSchema, type SessionState } from '../../protocol/index.js';
 
 /** SPEC.md Versioning 2: the stored session context carries its schema version. */
@@ -20,10 +21,10 @@ const SameSiteSchema = z
 
 /** SPEC.md "Session context" cookie; `expires` is epoch seconds, -1 for a cookie without expiry. */
 export const SessionCookieSchema = z.strictObject({
-  name: z.string().min(1),
-  value: z.string(),
-  domain: z.string().min(1),
-  path: z.string().default('/'),
+  name: storableString().min(1),
+  value: storableString(),
+  domain: storableString().min(1),
+  path: storableString().default('/'),
   expires: z.number().int().default(-1),
   http_only: z.boolean().default(false),
   secure: z.boolean().default(false),
@@ -31,14 +32,14 @@ export const SessionCookieSchema = z.strictObject({
 });
 export type SessionCookie = z.infer<typeof SessionCookieSchema>;
 
-const StorageSchema = z.record(z.string(), z.record(z.string(), z.string()));
+const StorageSchema = z.record(storableString(), z.record(storableString(), storableString()));
 
 /** The caller-facing context: what `session_context` holds on create and on `/context`. */
 export const SessionContextSchema = z.strictObject({
   cookies: z.array(SessionCookieSchema).default([]),
   local_storage: StorageSchema.default({}),
   session_storage: StorageSchema.default({}),
-  indexed_db: z.record(z.string(), z.unknown()).default({}),
+  indexed_db: z.record(storableString(), z.unknown()).default({}),
 });
 export type SessionContext = z.infer<typeof SessionContextSchema>;
 

@@ -1,0 +1,90 @@
+import { ServiceError } from '../../lib/errors/index.js';
+import type { Logger } from '../../lib/log.js';
+import type { Db } from '../../lib/store/db.js';
+import { MemoryConcurrencyLimiter, type ConcurrencyLimiter, type ConcurrencySlot } from './concurrency.js';
+import { DEFAULT_LEASE, PostgresConcurrencyLimiter, PostgresRateLimiter } from './postgres.js';
+import { MemoryRateLimiter, type RateDecision, type RateLimiter } from './rate-limiter.js';
+
+export interface GatewayLimits {
+  rateLimiter: RateLimiter;
+  concurrency: ConcurrencyLimiter;
+}
+
+export interface SharedLimitOptions {
+  /** A limiter answer slower than this (or failing) is replaced by this replica's own count. */
+  storeTimeoutMs: number;
+  leaseMs: number;
+  renewEveryMs: number;
+  /** Tests only: the clock of the token buckets (unset: the database clock). */
+  clock: (() => number) | null;
+}
+
+export const DEFAULT_SHARED_LIMITS: SharedLimitOptions = { storeTimeoutMs: 2000, ...DEFAULT_LEASE, clock: null };
+
+/**
+ * The embedded default (PGlite, one process) counts in memory; on PostgreSQL the buckets and slots
+ * live in the store, shared by every replica, with this replica's own count as the fallback while
+ * the store does not answer (docs/limits.md).
+ */
+export function createLimits(db: Db, logger: Logger, options: Partial<SharedLimitOptions> = {}): GatewayLimits {
+  if (db.kind === 'pglite') return { rateLimiter: new MemoryRateLimiter(), concurrency: new MemoryConcurrencyLimiter() };
+  const settings = { ...DEFAULT_SHARED_LIMITS, ...options };
+  const onError = (error: unknown, action: string) => logger.warn({ err: error }, `${action} failed`);
+  const fallback = new Fallback(settings.storeTimeoutMs, logger);
+  const sharedRate = new PostgresRateLimiter(db, settings.clock);
+  const sharedSlots = new PostgresConcurrencyLimiter(db, { leaseMs: settings.leaseMs, renewEveryMs: settings.renewEveryMs, onError });
+  const localRate = new MemoryRateLimiter();
+  const localSlots = new MemoryConcurrencyLimiter();
+  return {
+    rateLimiter: {
+      take: (keyId, rate): Promise<RateDecision> =>
+        fallback.run(() => sharedRate.take(keyId, rate), () => localRate.take(keyId, rate), () => undefined),
+    },
+    concurrency: {
+      acquire: (organizationId, limit): Promise<ConcurrencySlot> =>
+        fallback.run(
+          () => sharedSlots.acquire(organizationId, limit),
+          () => localSlots.acquire(organizationId, limit),
+          (late) => late.release(),
+        ),
+      close: () => sharedSlots.close(),
+    },
+  };
+}
+
+/** Runs the shared limiter within the time bound; on a store failure or timeout, the local one decides. */
+class Fallback {
+  private lastWarning = 0;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  async run<T>(shared: () => Promise<T>, local: () => Promise<T>, undoLate: (late: T) => void): Promise<T> {
+    const pending = shared();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.timeoutMs);
+    });
+    try {
+      const first = await Promise.race([pending.then((value) => ({ value })), timedOut]);
+      if (first !== 'timeout') return first.value;
+      pending.then(undoLate, () => undefined);
+      this.warn(new Error(`no answer within ${this.timeoutMs} ms`));
+    } catch (error) {
+      if (error instanceof ServiceError) throw error;
+      this.warn(error);
+    } finally {
+      clearTimeout(timer);
+    }
+    return local();
+  }
+
+  private warn(error: unknown): void {
+    const now = Date.now();
+    if (now - this.lastWarning < 10_000) return;
+    this.lastWarning = now;
+    this.logger.warn({ err: error }, 'shared limits unavailable; this replica counts alone until the store answers');
+  }
+}

@@ -1,0 +1,148 @@
+import { ServiceError, type Attempt } from '../../lib/errors/index.js';
+import { SCRAPE_JOB_TYPE, type EngineName, type ScrapeJob, type ScrapeResult, type ScrapeSuccess, type SessionState } from '../../lib/protocol/index.js';
+import { engineCostMicro, isBillableStatus, checkMaxCost } from '../../lib/scrape/cost.js';
+import { planEngines, withoutClimb, type EnginePlan } from '../../lib/scrape/engine-selection.js';
+import { parameterWarnings } from '../../lib/scrape/params.js';
+import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { SessionRecord } from '../../lib/store/sessions.js';
+import type { GatewayContext } from '../context.js';
+import { dispatchJob } from './dispatch.js';
+import { deploymentOf } from './deployment.js';
+import { checkInSession, checkOutSession, findScrapeSession, jobSessionState, LEASE_MARGIN_MS, returnSession, type SessionCheckout } from '../sessions/scrape-session.js';
+
+/**
+ * The one scrape loop, used by POST/GET /v1/scrape (scrape-service.ts) and by batch items
+ * (batch/run-item.ts): plan, lease the session, dispatch rung by rung under mode=auto, decide the
+ * charge. Holding and settling credits stays with the caller: a scrape reserves per request, a batch
+ * item spends the hold taken at submission.
+ */
+
+/** What happened, whether it succeeded or not: enough for the response, billing and the request log. */
+export interface ScrapeRecord {
+  engine: EngineName | null;
+  chargedMicro: number;
+  warnings: string[];
+  attempts: Attempt[];
+  results: ScrapeResult[];
+  plan: EnginePlan | null;
+  admissionMs: number;
+  dispatchMs: number;
+  cacheState: 'hit' | 'miss' | 'bypass';
+}
+
+export function newRecord(cacheState: ScrapeRecord['cacheState']): ScrapeRecord {
+  return { engine: null, chargedMicro: 0, warnings: [], attempts: [], results: [], plan: null, admissionMs: 0, dispatchMs: 0, cacheState };
+}
+
+export interface LoopRequest {
+  requestId: string;
+  projectId: string;
+  organizationId: string;
+  /** The organization's plan: engines it may use. */
+  entitledEngines: readonly string[];
+  params: ScrapeParams;
+  receivedAt: number;
+  /** Batch items never climb to camoufox (bot-challenge rule 7). */
+  climb: boolean;
+}
+
+/** The route a request would take, before anything is spent: session found (404/410), plan, max_cost. */
+export interface PlannedScrape {
+  request: LoopRequest;
+  plan: EnginePlan;
+  session: SessionRecord | null;
+}
+
+export async function planScrape(context: GatewayContext, request: LoopRequest, record: ScrapeRecord): Promise<PlannedScrape> {
+  const { params } = request;
+  record.warnings.push(...parameterWarnings(params));
+  // session_id is checked before any work (404/410 at 0 credits); the session pins the engine.
+  const session = params.session_id === null ? null : await findScrapeSession(context.db, params.session_id, request.organizationId);
+  const planned = planEngines(params, deploymentOf(context, request.entitledEngines), session ?? undefined);
+  const plan = request.climb ? planned : withoutClimb(planned);
+  record.plan = plan;
+  checkMaxCost(plan, params);
+  return { request, plan, session };
+}
+
+/**
+ * Leases the session (409 when busy), lets the caller admit the plan (a scrape reserves credits and
+ * may drop the climb), then runs the rungs. A billable success saves the session's state; the lease is
+ * handed back whatever happens. Sets record.chargedMicro to what the answer will say.
+ */
+export async function runScrape(
+  context: GatewayContext,
+  planned: PlannedScrape,
+  record: ScrapeRecord,
+  admit: (plan: EnginePlan) => Promise<EnginePlan> = async (plan) => plan,
+): Promise<ScrapeSuccess> {
+  const { request } = planned;
+  const leaseMs = context.config.SCRAPE_BUDGET_MS + LEASE_MARGIN_MS;
+  let checkout: SessionCheckout | null = null;
+  try {
+    if (planned.session) checkout = await checkOutSession(context.db, planned.session, request.requestId, leaseMs);
+    const plan = await admit(planned.plan);
+    record.plan = plan;
+    record.admissionMs = Date.now() - request.receivedAt;
+    const dispatchStart = Date.now();
+    const success = await runRungs(context, request, plan, record, checkout ? jobSessionState(checkout) : null);
+    record.dispatchMs = Date.now() - dispatchStart;
+    record.engine = success.engine;
+    record.warnings.push(...success.warnings);
+    // A non-billable target status is a failed scrape (billing rule 1): the session is only handed back.
+    if (checkout && isBillableStatus(success.target_status, request.params)) {
+      record.warnings.push(...(await checkInSession(context.db, checkout, success)));
+    }
+    record.chargedMicro = chargeFor(success, request.params);
+    return success;
+  } finally {
+    if (checkout) await returnSession(context.db, checkout);
+  }
+}
+
+async function runRungs(context: GatewayContext, request: LoopRequest, plan: EnginePlan, record: ScrapeRecord, session: SessionState | null): Promise<ScrapeSuccess> {
+  for (const [index, engine] of plan.rungs.entries()) {
+    const result = await dispatchJob(context.bus, context.directory, jobFor(context, request, engine, session));
+    record.results.push(result);
+    record.engine = engine;
+    record.attempts.push(...result.attempts.map((a) => ({ ...a, n: record.attempts.length + a.n })));
+    const isLast = index === plan.rungs.length - 1;
+    if (isLast || isUsable(result, request.params)) {
+      if (result.ok) return result;
+      throw ServiceError.fromWire(result.error);
+    }
+    record.warnings.push('ESCALATED');
+  }
+  throw new ServiceError('ERR::ENGINE::UNAVAILABLE', 'No engine could serve this request');
+}
+
+/**
+ * mode=auto moves to the next rung unless this one returned a usable page: a success with a billable
+ * status that is neither a challenge nor an empty JavaScript shell (docs/mode-auto.md).
+ */
+function isUsable(result: ScrapeResult, params: ScrapeParams): boolean {
+  return result.ok && isBillableStatus(result.target_status, params) && !result.needs_javascript;
+}
+
+function jobFor(context: GatewayContext, request: LoopRequest, engine: EngineName, session: SessionState | null): ScrapeJob {
+  const now = Date.now();
+  const budget = Math.max(1000, context.config.SCRAPE_BUDGET_MS - (now - request.receivedAt));
+  return {
+    type: SCRAPE_JOB_TYPE,
+    request_id: request.requestId,
+    project_id: request.projectId,
+    engine,
+    params: request.params as unknown as Record<string, unknown>,
+    deadline_at: now + budget,
+    budget_ms: budget,
+    dispatched_at: now,
+    session,
+  };
+}
+
+/** Billing rule 1: only billable target statuses, and never an undelivered screenshot. */
+function chargeFor(success: ScrapeSuccess, params: ScrapeParams): number {
+  if (!isBillableStatus(success.target_status, params)) return 0;
+  if (success.screenshot_delivered === false) return 0;
+  return engineCostMicro(success.engine, params);
+}

@@ -1,0 +1,82 @@
+import type { Queryable } from './db.js';
+
+/**
+ * The SQL of the limits shared by gateway replicas (gateway/limits/). Each statement is one atomic
+ * step on one row, so replicas need no lock of their own: PostgreSQL's row lock orders them. Times
+ * come from the database clock, one clock for every replica, unless a test passes its own.
+ */
+
+export interface BucketState {
+  tokens: number;
+  granted: boolean;
+}
+
+/**
+ * Refills the key's bucket for the time since its last refill (at `rate` per second, up to
+ * `capacity`), then takes one token if a whole one is there. One upsert: concurrent takers of the
+ * same key are serialised on its row, and each sees the tokens the previous one left.
+ */
+export async function takeToken(db: Queryable, keyId: string, rate: number, capacity: number, nowMs: number | null): Promise<BucketState> {
+  const level = `LEAST($2::float8, b.tokens + GREATEST(0, EXCLUDED.refilled_at_ms - b.refilled_at_ms) * $3::float8 / 1000)`;
+  const result = await db.query<BucketState>(
+    `INSERT INTO rate_limit_buckets AS b (key_id, tokens, refilled_at_ms, granted)
+     VALUES ($1, $2::float8 - 1, COALESCE($4::float8, extract(epoch FROM clock_timestamp()) * 1000), true)
+     ON CONFLICT (key_id) DO UPDATE SET
+       tokens = ${level} - CASE WHEN ${level} >= 1 THEN 1 ELSE 0 END,
+       refilled_at_ms = GREATEST(b.refilled_at_ms, EXCLUDED.refilled_at_ms),
+       granted = ${level} >= 1
+     RETURNING tokens, granted`,
+    [keyId, capacity, rate, nowMs],
+  );
+  return result.rows[0];
+}
+
+export interface SlotClaim {
+  /** Free slots seen; 0 means the organization is full. */
+  candidates: number;
+  /** The slot taken, or null when another replica took the chosen one first (try again). */
+  slot: number | null;
+  /** Live leases other than the one just taken. */
+  busy: number;
+}
+
+/**
+ * Takes one free slot of 0..limit-1 for `holder` until `leaseMs` from now. A slot is free when it has
+ * no row or its lease expired. Two replicas choosing the same free slot meet on its primary key; the
+ * loser gets `slot: null` and chooses again.
+ */
+export async function claimSlot(db: Queryable, organizationId: string, limit: number, holder: string, leaseMs: number): Promise<SlotClaim> {
+  const result = await db.query<SlotClaim>(
+    `WITH candidate AS (
+       SELECT s AS slot FROM generate_series(0, $2::int - 1) s
+       WHERE NOT EXISTS (SELECT 1 FROM concurrency_slots c
+                         WHERE c.organization_id = $1 AND c.slot = s AND c.expires_at > clock_timestamp())
+       ORDER BY random() LIMIT 1
+     ), taken AS (
+       INSERT INTO concurrency_slots AS c (organization_id, slot, holder, expires_at)
+       SELECT $1, slot, $3, clock_timestamp() + $4::int * interval '1 millisecond' FROM candidate
+       ON CONFLICT (organization_id, slot) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+         WHERE c.expires_at <= clock_timestamp()
+       RETURNING c.slot
+     )
+     SELECT (SELECT count(*) FROM candidate)::int AS candidates,
+            (SELECT slot FROM taken) AS slot,
+            (SELECT count(*) FROM concurrency_slots c WHERE c.organization_id = $1 AND c.expires_at > clock_timestamp())::int AS busy`,
+    [organizationId, limit, holder, leaseMs],
+  );
+  return result.rows[0];
+}
+
+export async function releaseSlot(db: Queryable, holder: string): Promise<void> {
+  await db.query('DELETE FROM concurrency_slots WHERE holder = $1', [holder]);
+}
+
+/** Extends the leases of the given holders (the heartbeat of a gateway's running requests). */
+export async function renewSlots(db: Queryable, holders: string[], leaseMs: number): Promise<number> {
+  if (holders.length === 0) return 0;
+  const result = await db.query(
+    `UPDATE concurrency_slots SET expires_at = clock_timestamp() + $2::int * interval '1 millisecond' WHERE holder = ANY($1::text[])`,
+    [holders, leaseMs],
+  );
+  return result.rowCount;
+}
