@@ -3,11 +3,14 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../lib/config.js';
 import { ENGINE_NAMES, type EngineName } from '../lib/protocol/index.js';
 import { StoreLockedError } from '../lib/store/data-dir-lock.js';
-import { embeddedEngines, RUNNABLE_ENGINES } from '../worker/engines.js';
-import { runKeysCommand, runOrgsCommand, runMigrate } from './admin.js';
-import { serve } from './serve.js';
+import { isClientCommand } from './client-commands.js';
 
-const USAGE = `usage: trawler <command>
+// Server code loads only for server commands, so the API client starts fast.
+const serverModules = async () => ({ ...(await import('../worker/engines.js')), ...(await import('./admin.js')), ...(await import('./serve.js')) });
+
+const usage = async () => {
+  const { RUNNABLE_ENGINES } = await import('../worker/engines.js');
+  return `usage: trawler <command>
 
   all                          gateway and engine workers in one process (the default of npm start)
   gateway                      the HTTP gateway only (engines join over NATS_URL)
@@ -19,12 +22,25 @@ const USAGE = `usage: trawler <command>
   orgs list | orgs suspend <id> | orgs activate <id>
   operator                     the Kubernetes operator (ScrapeEngine, WorkerPool); see docs/operator.md
 
+API client (talks to a gateway: TRAWLER_API_URL, TRAWLER_API_KEY; see the README's "Client CLI"):
+  scrape <url> [--<parameter> ...] [-o FILE]       one scrape; every scrape parameter is a flag
+  batch run <file|-> [-o results.ndjson]           submit URLs or JSONL items, follow with progress
+  batch status|results|cancel|retry <id>
+  requests [--errors] [id]  |  workers  |  usage
+  trawler <command> --help                         flags of a client command
+
 Configuration comes from the environment; see the README's table.`;
+};
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h') {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${await usage()}\n`);
+    return;
+  }
+  if (isClientCommand(command)) {
+    const { runClient } = await import('../cli/main.js');
+    process.exitCode = await runClient(argv);
     return;
   }
   if (command === 'operator') {
@@ -32,13 +48,14 @@ async function main(argv: string[]): Promise<void> {
     return runOperator(process.env);
   }
   const config = loadConfig(process.env);
+  const { embeddedEngines, runKeysCommand, runMigrate, runOrgsCommand, serve } = await serverModules();
   switch (command) {
     case 'all':
       return serve(config, { gateway: true, engines: embeddedEngines(config) }, 'trawler');
     case 'gateway':
       return serve(config, { gateway: true, engines: [] }, 'trawler-gateway');
     case 'worker':
-      return serve(config, { gateway: false, engines: [workerEngine(rest, config)] }, 'trawler-worker');
+      return serve(config, { gateway: false, engines: [await workerEngine(rest, config)] }, 'trawler-worker');
     case 'migrate':
       return runMigrate(config);
     case 'keys':
@@ -50,7 +67,8 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-function workerEngine(args: string[], config: Config): EngineName {
+async function workerEngine(args: string[], config: Config): Promise<EngineName> {
+  const { RUNNABLE_ENGINES } = await import('../worker/engines.js');
   const { values } = parseArgs({ args, options: { engine: { type: 'string' } }, strict: true });
   const engine = values.engine?.toLowerCase();
   if (!engine || !(ENGINE_NAMES as readonly string[]).includes(engine)) {
@@ -65,9 +83,9 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
+main(process.argv.slice(2)).catch(async (error: unknown) => {
   if (error instanceof UsageError || error instanceof ConfigError) {
-    process.stderr.write(`trawler: ${error.message}\n\n${USAGE}\n`);
+    process.stderr.write(`trawler: ${error.message}\n\n${await usage()}\n`);
     process.exit(2);
   }
   if (error instanceof StoreLockedError) {

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { CliUsageError } from '../exit-codes.js';
+
+/** SPEC.md "Limits": items per job across appends. */
+export const MAX_ITEMS_PER_JOB = 100_000;
+
+export type BatchItem = { url: string } & Record<string, unknown>;
+
+export interface BatchInput {
+  items: BatchItem[];
+  /** True when every line was a bare URL: sent as `urls`, else as `items`. */
+  plainUrls: boolean;
+}
+
+/**
+ * Lines of a batch file: a bare URL, or a JSON object (`{"url": ..., "external_id": ..., overrides}`).
+ * Blank lines and lines starting with `#` are skipped; anything else unreadable names its line.
+ */
+export function parseBatchInput(text: string, source: string): BatchInput {
+  const items: BatchItem[] = [];
+  let plainUrls = true;
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const where = `${source}:${index + 1}`;
+    if (line.startsWith('{')) {
+      plainUrls = false;
+      items.push(jsonItem(line, where));
+    } else if (/\s/.test(line)) {
+      throw new CliUsageError(`${where}: expected one URL or one JSON object per line`);
+    } else {
+      items.push({ url: line });
+    }
+  });
+  if (items.length === 0) throw new CliUsageError(`${source}: no URLs or items`);
+  if (items.length > MAX_ITEMS_PER_JOB) {
+    throw new CliUsageError(`${source}: ${items.length} items; a batch job holds at most ${MAX_ITEMS_PER_JOB} (split the file)`);
+  }
+  return { items, plainUrls };
+}
+
+export function readBatchInput(path: string): BatchInput {
+  let text: string;
+  try {
+    text = readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (error) {
+    throw new CliUsageError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  return parseBatchInput(text, path === '-' ? 'stdin' : path);
+}
+
+function jsonItem(line: string, where: string): BatchItem {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch (error) {
+    throw new CliUsageError(`${where}: not JSON (${(error as Error).message})`);
+  }
+  const item = parsed as Record<string, unknown>;
+  if (typeof item.url !== 'string' || item.url === '') throw new CliUsageError(`${where}: an item needs a "url" string`);
+  return item as BatchItem;
+}

@@ -1,0 +1,118 @@
+import type { ApiClient } from '../client.js';
+import { ApiError } from '../problem.js';
+import type { BatchInput, BatchItem } from './input.js';
+
+/** SPEC.md "Limits": per call. */
+export const MAX_ITEMS_PER_CALL = 10_000;
+export const MAX_BODY_BYTES = 1_048_576;
+/** Room left in each body for `{"items":[...]}`, commas and the open flag. */
+const ENVELOPE_BYTES = 256;
+
+export interface BatchJob {
+  id: string;
+  status: string;
+  open?: boolean;
+  total_items: number;
+  progress: BatchProgress;
+  warnings?: string[];
+  [key: string]: unknown;
+}
+
+export interface BatchProgress {
+  total: number;
+  completed: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  skipped: number;
+  remaining: number;
+  percent_complete: number;
+  credits_charged: number;
+  credits_charged_micro: number;
+}
+
+/**
+ * Splits the items so each call stays within 10,000 items and 1 MiB of body (the first call also
+ * carries the job-level fields, `firstCallBytes`).
+ */
+export function chunkItems(items: BatchItem[], plainUrls: boolean, options: { maxItems: number; firstCallBytes: number }): BatchItem[][] {
+  const chunks: BatchItem[][] = [];
+  let current: BatchItem[] = [];
+  let bytes = options.firstCallBytes;
+  for (const item of items) {
+    const size = Buffer.byteLength(JSON.stringify(plainUrls ? item.url : item)) + 1;
+    if (size + ENVELOPE_BYTES > MAX_BODY_BYTES) throw new Error(`item ${item.url} alone is larger than a batch body may be`);
+    if (current.length > 0 && (current.length >= options.maxItems || bytes + size + ENVELOPE_BYTES > MAX_BODY_BYTES)) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+function listBody(chunk: BatchItem[], plainUrls: boolean): Record<string, unknown> {
+  return plainUrls ? { urls: chunk.map((item) => item.url) } : { items: chunk };
+}
+
+export interface SubmitOutcome {
+  job: BatchJob;
+  calls: number;
+  warnings: string[];
+}
+
+/**
+ * Creates the job. More than one chunk: created `open`, the rest appended, then closed. Creating and
+ * appending are not retried after a dropped connection (no idempotency key: a resubmission would run
+ * and hold credits twice). An append that fails closes the job so the accepted items still run.
+ */
+export async function submitBatch(
+  client: ApiClient,
+  input: BatchInput,
+  jobFields: Record<string, unknown>,
+  options: { maxItems: number; onChunk?: (submitted: number, total: number) => void },
+): Promise<SubmitOutcome> {
+  const firstCallBytes = Buffer.byteLength(JSON.stringify(jobFields));
+  const chunks = chunkItems(input.items, input.plainUrls, { maxItems: Math.min(options.maxItems, MAX_ITEMS_PER_CALL), firstCallBytes });
+  const open = chunks.length > 1;
+  let job = await client.json<BatchJob>('POST', '/v1/batch', {
+    json: { ...jobFields, ...(open ? { open: true } : {}), ...listBody(chunks[0], input.plainUrls) },
+    onDrop: 'never',
+  });
+  const warnings = [...(job.warnings ?? [])];
+  let submitted = chunks[0].length;
+  options.onChunk?.(submitted, input.items.length);
+  for (const chunk of chunks.slice(1)) {
+    try {
+      const appended = await client.json<{ job: BatchJob }>('POST', `/v1/batch/${job.id}/items`, { json: listBody(chunk, input.plainUrls), onDrop: 'never' });
+      job = appended.job;
+    } catch (error) {
+      await client.request('POST', `/v1/batch/${job.id}/close`, { onDrop: 'once' }).catch(() => undefined);
+      throw new PartialSubmission(job.id, submitted, input.items.length, error);
+    }
+    submitted += chunk.length;
+    options.onChunk?.(submitted, input.items.length);
+  }
+  if (open) job = await client.json<BatchJob>('POST', `/v1/batch/${job.id}/close`, { onDrop: 'once' });
+  return { job, calls: chunks.length + (open ? 1 : 0), warnings };
+}
+
+/** Some chunks were accepted, then one was refused: the job runs what it has. */
+export class PartialSubmission extends Error {
+  override name = 'PartialSubmission';
+  constructor(
+    readonly jobId: string,
+    readonly submitted: number,
+    readonly total: number,
+    override readonly cause: unknown,
+  ) {
+    super(`batch job ${jobId} holds ${submitted} of ${total} items: appending the rest failed; the job was closed and runs what it holds`);
+  }
+
+  get apiError(): ApiError | null {
+    return this.cause instanceof ApiError ? this.cause : null;
+  }
+}
