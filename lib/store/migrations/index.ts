@@ -5,6 +5,8 @@ import * as sessions from './004-sessions.js';
 import * as usage from './005-usage.js';
 import * as batch from './006-batch.js';
 import * as holdExpiry from './007-hold-expiry.js';
+import * as dashboardAccounts from './012-dashboard-accounts.js';
+import * as dashboardDefaultKeys from './013-dashboard-default-keys.js';
 
 export interface Migration {
   version: number;
@@ -21,4 +23,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 5, name: 'usage', up: usage.up },
   { version: 6, name: 'batch', up: batch.up },
   { version: 7, name: 'hold-expiry', up: holdExpiry.up },
+  { version: 12, name: 'dashboard-accounts', up: dashboardAccounts.up },
+  { version: 13, name: 'dashboard-default-keys', up: dashboardDefaultKeys.up },
 ].sort((a, b) => a.version - b.version);
