@@ -28,7 +28,7 @@ export function workspaceRoutes(context: DashboardContext): { top: Router; org: 
   const org = Router({ mergeParams: true });
   const { db } = context;
 
-  top.post('/api/orgs', async (req, res) => {
+  top.post('/orgs', async (req, res) => {
     const body = parseInput(Name, req.body);
     const organization = await createWorkspace(context, userOf(res).id, body.name);
     res.status(201).json({ id: organization.id, name: organization.name, status: organization.status, role: 'owner' });

@@ -99,7 +99,7 @@ function frame(signedIn: Me, current: string | null, content: HTMLElement, orgId
       switcher,
       h('a', { href: '#/new-workspace', class: 'small-link' }, '+ New workspace'),
       h('ul', {}, orgId ? PAGES.map(([name, label]) => h('li', {}, h('a', { href: `#/o/${orgId}/${name}`, class: name === current ? 'active' : '' }, label))) : []),
-      h('div', { class: 'who' }, signedIn.user.email, org ? h('div', { class: 'role' }, `role: ${org.role}`) : null, h('button', { class: 'link', onclick: signOut }, 'Sign out')),
+      h('div', { class: 'who' }, h('div', {}, signedIn.user.email), org ? h('div', { class: 'role' }, `role: ${org.role}`) : null, h('button', { class: 'link', onclick: signOut }, 'Sign out')),
     ),
     h(
       'main',

@@ -99,6 +99,21 @@ describe('accounts', () => {
   });
 });
 
+describe('workspaces', () => {
+  it('creates a workspace with a project and a live Default key carrying all five scopes; the creator is owner', async () => {
+    const created = await owner.post('/orgs', { name: 'Acme' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'Acme', role: 'owner', status: 'active' });
+    const keys = (await owner.get(`/orgs/${created.body.id}/keys`)).body.keys;
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatchObject({ name: 'Default', environment: 'live', scopes: ['scrape', 'batch', 'sessions', 'browser', 'read'], is_default: true });
+    const secret = (await owner.post(`/orgs/${created.body.id}/default-key/reveal`)).body.secret;
+    expect((await fetch(`${env.service.url}/v1/usage`, authed(secret))).status).toBe(200);
+    expect((await owner.request('PATCH', `/orgs/${created.body.id}`, { name: 'Acme Ltd' })).status).toBe(200);
+    expect((await owner.get('/me')).body.organizations.map((o: { name: string }) => o.name)).toContain('Acme Ltd');
+  });
+});
+
 describe('roles and invitations', () => {
   it('lets an invited member view but not create keys or projects; an invitation works once and only for its address', async () => {
     const invite = await owner.post(`/orgs/${orgId}/invitations`, { role: 'member', email: 'member@example.com' });

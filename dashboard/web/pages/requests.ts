@@ -90,7 +90,8 @@ async function detail({ org }: PageContext, id: string): Promise<HTMLElement> {
   const entry = await api<Entry>('GET', `/orgs/${org.id}/requests/${id}`);
   const facts = (rows: Array<[string, unknown]>) =>
     h('dl', { class: 'facts' }, rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v))]));
-  const spans = Object.entries(entry.spans);
+  const order = ['admission_ms', 'queue_ms', 'dispatch_ms', 'worker_ms', 'engine_ms', 'upstream_ms', 'extract_ms', 'total_ms'];
+  const spans = Object.entries(entry.spans).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
   const total = Number(entry.spans.total_ms) || 1;
   return h(
     'div',
