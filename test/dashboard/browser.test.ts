@@ -177,10 +177,11 @@ describe('the dashboard in Chromium', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Create invitation link' }).click();
     await page.getByText('Send this one-time link').waitFor(WAIT);
     expect(await page.locator('.secret code').innerText()).toContain('/#/join/');
+    await shot('11-members');
     await open('Usage');
     await page.getByRole('link', { name: 'test credits' }).click();
     await page.locator('canvas').first().waitFor(WAIT);
     expect(Number((await page.locator('[data-tile="Spent"]').innerText()).replace(/,/g, ''))).toBeGreaterThan(0);
-    await shot('11-usage-with-charts');
+    await shot('12-usage-with-charts');
   });
 });
