@@ -53,3 +53,13 @@ export function section(title: string, ...children: Array<Node | null>): HTMLEle
 }
 
 export const canAdmin = (org: OrgSummary) => org.role === 'owner' || org.role === 'admin';
+
+/** A form whose submit runs `run` through `act` (errors into `slot`, `button` disabled meanwhile). */
+export function actionForm(attrs: Record<string, string>, slot: HTMLElement, button: HTMLButtonElement, run: () => Promise<void>, ...children: Array<Node | null>): HTMLFormElement {
+  const form = h('form', attrs, ...children);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void act(slot, run, button);
+  });
+  return form;
+}

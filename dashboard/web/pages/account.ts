@@ -1,6 +1,6 @@
 import { api } from '../api.js';
 import { field, h } from '../dom.js';
-import { act, type Me } from '../shell.js';
+import { act, actionForm, type Me } from '../shell.js';
 
 type SignedIn = (next?: string) => Promise<void>;
 
@@ -13,16 +13,13 @@ export async function signInPage(onSignedIn: SignedIn): Promise<HTMLElement> {
   const password = h('input', { type: 'password', autocomplete: 'current-password', required: true });
   const errors = h('div', {});
   const button = h('button', { type: 'submit' }, 'Sign in');
-  const form = h(
-    'form',
-    {
-      onsubmit: (e: Event) => {
-        e.preventDefault();
-        void act(errors, async () => {
-          await api('POST', '/signin', { email: email.value, password: password.value });
-          await onSignedIn();
-        }, button);
-      },
+  const form = actionForm(
+    {},
+    errors,
+    button,
+    async () => {
+      await api('POST', '/signin', { email: email.value, password: password.value });
+      await onSignedIn();
     },
     field('Email', email),
     field('Password', password),
@@ -48,16 +45,13 @@ export async function joinPage(token: string, me: Me | null, onSignedIn: SignedI
   const email = h('input', { type: 'email', autocomplete: 'username', required: true });
   const password = h('input', { type: 'password', autocomplete: 'new-password', required: true, minlength: 10 });
   const button = h('button', { type: 'submit' }, 'Create account');
-  const form = h(
-    'form',
-    {
-      onsubmit: (e: Event) => {
-        e.preventDefault();
-        void act(errors, async () => {
-          await api('POST', '/signup', { email: email.value, password: password.value, invitation: token });
-          await onSignedIn('#/');
-        }, button);
-      },
+  const form = actionForm(
+    {},
+    errors,
+    button,
+    async () => {
+      await api('POST', '/signup', { email: email.value, password: password.value, invitation: token });
+      await onSignedIn('#/');
     },
     field('Email', email),
     field('Password', password, 'At least 10 characters.'),
@@ -76,16 +70,13 @@ export async function newWorkspacePage(onSignedIn: SignedIn): Promise<HTMLElemen
     { class: 'card' },
     h('h1', {}, 'New workspace'),
     h('p', { class: 'muted' }, 'A workspace is an organization: its own allowance, projects, keys and members. It starts with a project and a live key named Default.'),
-    h(
-      'form',
-      {
-        onsubmit: (e: Event) => {
-          e.preventDefault();
-          void act(errors, async () => {
-            const created = await api<{ id: string }>('POST', '/orgs', { name: name.value });
-            await onSignedIn(`#/o/${created.id}/usage`);
-          }, button);
-        },
+    actionForm(
+      {},
+      errors,
+      button,
+      async () => {
+        const created = await api<{ id: string }>('POST', '/orgs', { name: name.value });
+        await onSignedIn(`#/o/${created.id}/usage`);
       },
       field('Workspace name', name),
       errors,

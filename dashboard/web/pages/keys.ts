@@ -1,6 +1,6 @@
 import { api } from '../api.js';
 import { badge, field, h, table, when } from '../dom.js';
-import { act, canAdmin, section, type Page } from '../shell.js';
+import { act, actionForm, canAdmin, section, type Page } from '../shell.js';
 
 interface Key {
   id: string;
@@ -64,24 +64,20 @@ export const keysPage: Page = async ({ org, navigate }) => {
   const scopeBoxes = SCOPES.map((scope) => h('input', { type: 'checkbox', value: scope, checked: ON_NEW_KEYS.includes(scope), id: `scope-${scope}` }));
   const expires = h('input', { type: 'datetime-local' });
   const createButton = h('button', { type: 'submit' }, 'Create key');
-  const createForm = h(
-    'form',
-    {
-      class: 'grid',
-      onsubmit: (e: Event) => {
-        e.preventDefault();
-        void act(created, async () => {
-          const answer = await api<{ key: Key; secret: string }>('POST', `${base}/keys`, {
-            name: name.value,
-            project_id: project.value,
-            environment: environment.value,
-            scopes: scopeBoxes.filter((b) => b.checked).map((b) => b.value),
-            ...(expires.value ? { expires_at: new Date(expires.value).toISOString() } : {}),
-          });
-          created.replaceChildren(secretBox(`New key "${answer.key.name}": copy the secret now, it is shown only this once.`, answer.secret));
-          list.replaceChildren(keyTable([answer.key, ...keys]));
-        }, createButton);
-      },
+  const createForm = actionForm(
+    { class: 'grid' },
+    created,
+    createButton,
+    async () => {
+      const answer = await api<{ key: Key; secret: string }>('POST', `${base}/keys`, {
+        name: name.value,
+        project_id: project.value,
+        environment: environment.value,
+        scopes: scopeBoxes.filter((b) => b.checked).map((b) => b.value),
+        ...(expires.value ? { expires_at: new Date(expires.value).toISOString() } : {}),
+      });
+      created.replaceChildren(secretBox(`New key "${answer.key.name}": copy the secret now, it is shown only this once.`, answer.secret));
+      list.replaceChildren(keyTable([answer.key, ...keys]));
     },
     field('Name', name),
     field('Project', project),

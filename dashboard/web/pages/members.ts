@@ -1,6 +1,6 @@
 import { api } from '../api.js';
 import { badge, field, h, table, when } from '../dom.js';
-import { act, canAdmin, section, type Page } from '../shell.js';
+import { act, actionForm, canAdmin, section, type Page } from '../shell.js';
 
 interface Member {
   user_id: string;
@@ -46,17 +46,13 @@ export const membersPage: Page = async ({ org, me, navigate, refreshMe }) => {
   const email = h('input', { type: 'email', placeholder: 'optional: only this address may use it' });
   const role = h('select', {}, ROLES.filter((r) => org.role === 'owner' || r !== 'owner').map((r) => h('option', { value: r }, r)));
   const invite = h('button', { type: 'submit' }, 'Create invitation link');
-  const inviteForm = h(
-    'form',
-    {
-      class: 'row',
-      onsubmit: (e: Event) => {
-        e.preventDefault();
-        void act(link, async () => {
-          const answer = await api<{ link: string }>('POST', `${base}/invitations`, { role: role.value, ...(email.value ? { email: email.value } : {}) });
-          link.replaceChildren(h('div', { class: 'secret' }, h('div', {}, 'Send this one-time link (valid 72 hours):'), h('code', {}, answer.link)));
-        }, invite);
-      },
+  const inviteForm = actionForm(
+    { class: 'row' },
+    link,
+    invite,
+    async () => {
+      const answer = await api<{ link: string }>('POST', `${base}/invitations`, { role: role.value, ...(email.value ? { email: email.value } : {}) });
+      link.replaceChildren(h('div', { class: 'secret' }, h('div', {}, 'Send this one-time link (valid 72 hours):'), h('code', {}, answer.link)));
     },
     field('Email', email),
     field('Role', role),
@@ -65,9 +61,15 @@ export const membersPage: Page = async ({ org, me, navigate, refreshMe }) => {
 
   const rename = h('input', { value: org.name, maxlength: 100 });
   const renameButton = h('button', { type: 'submit' }, 'Rename');
-  const renameForm = h(
-    'form',
-    { class: 'row', onsubmit: (e: Event) => (e.preventDefault(), void act(errors, async () => (await api('PATCH', base, { name: rename.value }), await refreshMe(), reload()), renameButton)) },
+  const renameForm = actionForm(
+    { class: 'row' },
+    errors,
+    renameButton,
+    async () => {
+      await api('PATCH', base, { name: rename.value });
+      await refreshMe();
+      reload();
+    },
     field('Workspace name', rename),
     renameButton,
   );

@@ -1,6 +1,6 @@
 import { api } from '../api.js';
 import { field, h, when } from '../dom.js';
-import { act, canAdmin, section, type Page } from '../shell.js';
+import { actionForm, canAdmin, section, type Page } from '../shell.js';
 
 interface Project {
   id: string;
@@ -22,23 +22,20 @@ export const projectsPage: Page = async ({ org, navigate }) => {
     const defaults = h('textarea', { rows: 6, spellcheck: 'false', disabled: !admin, 'aria-label': `Scrape defaults of ${project.name}` });
     defaults.value = JSON.stringify(project.defaults, null, 2);
     const save = h('button', { type: 'submit' }, 'Save project');
-    const form = h(
-      'form',
-      {
-        onsubmit: (e: Event) => {
-          e.preventDefault();
-          void act(status, async () => {
-            let parsed: unknown;
-            try {
-              parsed = JSON.parse(defaults.value || '{}');
-            } catch {
-              throw new Error('Scrape defaults must be a JSON object');
-            }
-            const saved = await api<Project>('PATCH', `${base}/${project.id}`, { name: name.value, defaults: parsed });
-            defaults.value = JSON.stringify(saved.defaults, null, 2);
-            status.replaceChildren(h('div', { class: 'ok', role: 'status' }, 'Saved. Scrapes of this project use these defaults for what they omit.'));
-          }, save);
-        },
+    const form = actionForm(
+      {},
+      status,
+      save,
+      async () => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(defaults.value || '{}');
+        } catch {
+          throw new Error('Scrape defaults must be a JSON object');
+        }
+        const saved = await api<Project>('PATCH', `${base}/${project.id}`, { name: name.value, defaults: parsed });
+        defaults.value = JSON.stringify(saved.defaults, null, 2);
+        status.replaceChildren(h('div', { class: 'ok', role: 'status' }, 'Saved. Scrapes of this project use these defaults for what they omit.'));
       },
       field('Name', name),
       field('Scrape defaults (JSON)', defaults, `Fields: ${FIELDS}. Checked by the same rules as /v1/scrape.`),
@@ -51,17 +48,13 @@ export const projectsPage: Page = async ({ org, navigate }) => {
   const newName = h('input', { required: true, maxlength: 100 });
   const errors = h('div', {});
   const create = h('button', { type: 'submit' }, 'Create project');
-  const createForm = h(
-    'form',
-    {
-      class: 'row',
-      onsubmit: (e: Event) => {
-        e.preventDefault();
-        void act(errors, async () => {
-          await api('POST', base, { name: newName.value });
-          navigate(`#/o/${org.id}/projects`);
-        }, create);
-      },
+  const createForm = actionForm(
+    { class: 'row' },
+    errors,
+    create,
+    async () => {
+      await api('POST', base, { name: newName.value });
+      navigate(`#/o/${org.id}/projects`);
     },
     field('New project name', newName),
     create,
