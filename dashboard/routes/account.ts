@@ -71,6 +71,7 @@ export function accountRoutes(context: DashboardContext): Router {
   });
 
   router.post('/api/signout', async (req, res) => {
+    checkOrigin(req);
     const token = sessionTokenOf(req);
     if (token) await deleteSession(db, token);
     clearSessionCookie(req, res);

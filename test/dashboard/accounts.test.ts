@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authed } from '../support/embedded.js';
 import { until } from '../support/poll.js';
+import { setOrganizationStatus } from '../../lib/store/accounts.js';
 import { DashboardClient, startDashboardService, type DashboardService } from './harness.js';
 
 let env: DashboardService;
@@ -111,6 +112,19 @@ describe('workspaces', () => {
     expect((await fetch(`${env.service.url}/v1/usage`, authed(secret))).status).toBe(200);
     expect((await owner.request('PATCH', `/orgs/${created.body.id}`, { name: 'Acme Ltd' })).status).toBe(200);
     expect((await owner.get('/me')).body.organizations.map((o: { name: string }) => o.name)).toContain('Acme Ltd');
+  });
+});
+
+describe('suspension', () => {
+  it('shows a suspended organization why, while its keys answer 403 ERR::AUTH::FORBIDDEN', async () => {
+    const created = await owner.post('/orgs', { name: 'Paused' });
+    const secret = (await owner.post(`/orgs/${created.body.id}/default-key/reveal`)).body.secret;
+    await setOrganizationStatus(env.service.db, created.body.id, 'suspended');
+    const org = await owner.get(`/orgs/${created.body.id}`);
+    expect(org.body.status).toBe('suspended');
+    expect(org.body.suspended_reason).toContain('ERR::AUTH::FORBIDDEN');
+    const api = await fetch(`${env.service.url}/v1/usage`, authed(secret));
+    expect(api.status).toBe(403);
   });
 });
 
