@@ -47,7 +47,7 @@ async function render(): Promise<void> {
   const signedIn = me ?? (await loadMe());
   if (parts[0] === 'join') return show(await joinPage(parts[1] ?? '', signedIn, onSignedIn));
   if (!signedIn) return show(await signInPage(onSignedIn));
-  if (parts[0] === 'new-workspace') return show(frame(signedIn, null, await newWorkspacePage(onSignedIn)));
+  if (parts[0] === 'new-workspace') return show(frame(signedIn, null, await newWorkspacePage(onSignedIn), signedIn.organizations[0]?.id));
   const org = signedIn.organizations.find((o) => o.id === parts[1]) ?? signedIn.organizations[0];
   if (!org) return navigate('#/new-workspace');
   if (parts[0] !== 'o' || parts[1] !== org.id) return navigate(`#/o/${org.id}/usage`);

@@ -37,8 +37,9 @@ export async function touchKeyUse(db: Queryable, keyId: string): Promise<void> {
   );
 }
 
-/** A short-lived key the dashboard itself uses against the API; never listed. */
+/** A short-lived key the dashboard itself uses against the API; never listed. Expired ones are dropped here. */
 export async function createInternalKey(db: Queryable, projectId: string, environment: 'live' | 'test', expiresAt: Date) {
+  await db.query(`DELETE FROM api_keys WHERE internal AND expires_at < now() - interval '1 hour'`);
   const created = await createApiKey(db, { projectId, name: 'dashboard (internal)', environment, scopes: [...SCOPES], expiresAt });
   await db.query('UPDATE api_keys SET internal = true WHERE id = $1', [created.key.id]);
   return created;
