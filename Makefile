@@ -6,6 +6,7 @@ setup:
 
 build:
 	npx tsc -p tsconfig.json
+	node dist/dashboard/web/build.js
 
 # The embedded default: one process, PGlite in ./data, the in-process bus, http://127.0.0.1:8080.
 run: setup

@@ -14,6 +14,9 @@ import { openStore } from '../lib/store/open.js';
 import { databasePoolSize } from '../lib/store/pool-sizing.js';
 import { packageVersion } from '../lib/version.js';
 import { startGateway } from '../gateway/main.js';
+import { startDashboard, type MountedRouter } from '../dashboard/server.js';
+import { dashboardSecretBox } from '../dashboard/secret-key.js';
+import { adoptDefaultKey, setupLink } from '../dashboard/setup.js';
 import { startWorkers } from '../worker/main.js';
 import { MICRO_PER_CREDIT } from '../lib/protocol/index.js';
 
@@ -23,7 +26,7 @@ export type Role = { gateway: boolean; engines: EngineName[] };
  * Starts the gateway and/or engine workers in this process and stops them on SIGTERM/SIGINT:
  * stop taking work, finish what is held within SHUTDOWN_GRACE_MS, leave the membership, exit.
  */
-export async function serve(config: Config, role: Role, name: string): Promise<void> {
+export async function serve(config: Config, role: Role, name: string, extra: { dashboardRouters?: MountedRouter[] } = {}): Promise<void> {
   const logger = createLogger(name, config.LOG_LEVEL);
   const registry = createRegistry(name);
   const version = packageVersion();
@@ -42,10 +45,19 @@ export async function serve(config: Config, role: Role, name: string): Promise<v
         dataDir: config.DATA_DIR,
         pool: { size: databasePoolSize(config), timeoutMs: config.DATABASE_POOL_TIMEOUT_MS },
       });
-      await bootstrap(db, config, logger);
+      const created = await bootstrap(db, config, logger);
       const gateway = await startGateway({ config, db, bus, logger, registry, version });
       stops.unshift((grace) => gateway.stop(grace));
       process.stderr.write(`Trawler ${version} serving on ${gateway.url} (store: ${db.kind}, bus: ${bus.transport})\n`);
+      if (config.DASHBOARD_PORT !== 'off') {
+        const box = dashboardSecretBox(config, logger, db.kind === 'pglite' && !config.DATABASE_URL);
+        const dashboard = await startDashboard({ config, db, logger, box, apiUrl: gateway.url, routers: extra.dashboardRouters }, config.DASHBOARD_PORT);
+        stops.unshift(() => dashboard.stop());
+        if (created) await adoptDefaultKey(dashboard.context, created.organization.id, created.key.id, created.secret);
+        process.stderr.write(`Dashboard on ${dashboard.url}\n`);
+        const link = await setupLink(dashboard.context);
+        if (link) process.stderr.write(`\nNo dashboard user yet. Open this one-time link to become the owner of the first organization:\n\n  ${link}\n\n`);
+      }
     }
     await startMetrics(config, role, registry, logger, stops);
   } catch (error) {
@@ -83,7 +95,7 @@ async function startMetrics(config: Config, role: Role, registry: Registry, logg
   }
 }
 
-async function bootstrap(db: Db, config: Config, logger: Logger): Promise<void> {
+async function bootstrap(db: Db, config: Config, logger: Logger) {
   const created = await bootstrapIfEmpty(
     db,
     {
@@ -93,12 +105,13 @@ async function bootstrap(db: Db, config: Config, logger: Logger): Promise<void> 
     },
     config.TRAWLER_BOOTSTRAP_KEY,
   );
-  if (!created) return;
+  if (!created) return null;
   logger.info({ organization_id: created.organization.id, project_id: created.project.id, key_id: created.key.id }, 'bootstrapped an empty store');
   if (!config.TRAWLER_BOOTSTRAP_KEY) {
     process.stderr.write(
       `\nCreated organization ${created.organization.id}, project ${created.project.id} and the live key "Default".\n` +
-        `Its secret is shown this once; store it now:\n\n  ${created.secret}\n\n`,
+        `Its secret is shown this once; store it now (members can also reveal it in the dashboard):\n\n  ${created.secret}\n\n`,
     );
   }
+  return created;
 }

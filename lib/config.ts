@@ -69,6 +69,16 @@ export const ConfigSchema = z.object({
   /** Delay before the hold of a failed, cancelled or skipped batch item goes back to the allowance. */
   BATCH_HOLD_RETURN_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   /** First webhook retry delay; each later retry waits four times longer (5 attempts in all). */
+  /** The dashboard's own port (docs/dashboard.md): a number (0 = any free port) or `off`. */
+  DASHBOARD_PORT: z
+    .string()
+    .default('8081')
+    .transform((v) => v.trim().toLowerCase())
+    .pipe(z.union([z.literal('off'), z.string().regex(/^\d+$/, 'a port number or off').transform(Number).pipe(z.number().int().max(65535))])),
+  /** 32 bytes, hex or base64, sealing the Default key's secret; unset: a key file in DATA_DIR (docs/dashboard.md). */
+  DASHBOARD_SECRET_KEY: optionalText,
+  /** Hours a dashboard sign-in lasts. */
+  DASHBOARD_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(12),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
 });
 

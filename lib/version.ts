@@ -2,16 +2,24 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The package version, found by walking up from this file (works from sources and from dist/). */
-export function packageVersion(): string {
+/** The folder holding Trawler's package.json, found by walking up from this file (sources or dist/). */
+export function packageRoot(): string | null {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i += 1) {
     const candidate = join(dir, 'package.json');
     if (existsSync(candidate)) {
-      const parsed = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version?: string };
-      if (parsed.name === 'trawler' && parsed.version) return parsed.version;
+      const parsed = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string };
+      if (parsed.name === 'trawler') return dir;
     }
     dir = dirname(dir);
   }
-  return '0.0.0';
+  return null;
+}
+
+/** The package version. */
+export function packageVersion(): string {
+  const root = packageRoot();
+  if (!root) return '0.0.0';
+  const parsed = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string };
+  return parsed.version ?? '0.0.0';
 }

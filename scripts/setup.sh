@@ -31,3 +31,4 @@ fi
 
 echo "setup: building"
 npx tsc -p tsconfig.json
+node dist/dashboard/web/build.js

@@ -2,6 +2,10 @@ import { API_KEY_PATTERN, hashApiKey } from '../../lib/ids.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { Queryable } from '../../lib/store/db.js';
 import { findKeyBySecret, type KeyLookup } from '../../lib/store/accounts.js';
+import { touchKeyUse } from '../../lib/store/dashboard/keys.js';
+
+/** "Last used" (shown in the dashboard) is written at most this often per key and gateway. */
+const TOUCH_EVERY_MS = 60_000;
 
 export interface Principal extends KeyLookup {}
 
@@ -11,6 +15,7 @@ export interface Principal extends KeyLookup {}
  */
 export class KeyResolver {
   private readonly cache = new Map<string, { lookup: KeyLookup | null; until: number }>();
+  private readonly touched = new Map<string, number>();
 
   constructor(
     private readonly db: Queryable,
@@ -31,7 +36,15 @@ export class KeyResolver {
     if (lookup.organization.status !== 'active') {
       throw new ServiceError('ERR::AUTH::FORBIDDEN', `Organization is ${lookup.organization.status}`);
     }
+    this.touch(lookup.key.id, now);
     return lookup;
+  }
+
+  private touch(keyId: string, now: number): void {
+    if ((this.touched.get(keyId) ?? 0) > now - TOUCH_EVERY_MS) return;
+    if (this.touched.size > 10_000) this.touched.clear();
+    this.touched.set(keyId, now);
+    touchKeyUse(this.db, keyId).catch(() => this.touched.delete(keyId));
   }
 
   private async lookup(secret: string, now: number): Promise<KeyLookup | null> {

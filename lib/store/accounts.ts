@@ -117,7 +117,7 @@ export async function findKeyBySecret(db: Queryable, secret: string): Promise<Ke
 export async function listApiKeys(db: Queryable, organizationId?: string): Promise<ApiKeyRecord[]> {
   const result = await db.query<ApiKeyRecord>(
     `SELECT id, organization_id, project_id, name, environment, display_prefix, scopes, created_at, expires_at, revoked_at
-       FROM api_keys WHERE ($1::text IS NULL OR organization_id = $1) ORDER BY created_at, id`,
+       FROM api_keys WHERE ($1::text IS NULL OR organization_id = $1) AND NOT internal ORDER BY created_at, id`,
     [organizationId ?? null],
   );
   return result.rows;

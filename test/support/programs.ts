@@ -19,7 +19,7 @@ export interface Program {
 export function startProgram(args: string[], env: Record<string, string>): Program {
   if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run "make build" (the test command does) before the suite`);
   const child = spawn(process.execPath, [ENTRY, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', DASHBOARD_PORT: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Array<Record<string, unknown>> = [];

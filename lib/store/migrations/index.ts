@@ -7,6 +7,8 @@ import * as batch from './006-batch.js';
 import * as holdExpiry from './007-hold-expiry.js';
 import * as cacheAsText from './008-cache-as-text.js';
 import * as sharedLimits from './010-shared-limits.js';
+import * as dashboardAccounts from './012-dashboard-accounts.js';
+import * as dashboardDefaultKeys from './013-dashboard-default-keys.js';
 
 export interface Migration {
   version: number;
@@ -25,4 +27,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 7, name: 'hold-expiry', up: holdExpiry.up },
   { version: 8, name: 'cache-as-text', up: cacheAsText.up },
   { version: 10, name: 'shared-limits', up: sharedLimits.up },
+  { version: 12, name: 'dashboard-accounts', up: dashboardAccounts.up },
+  { version: 13, name: 'dashboard-default-keys', up: dashboardDefaultKeys.up },
 ].sort((a, b) => a.version - b.version);

@@ -1,0 +1,62 @@
+import type { KeyEnvironment } from '../lib/ids.js';
+import { ServiceError, isErrorCode } from '../lib/errors/index.js';
+import type { Db } from '../lib/store/db.js';
+import { createInternalKey } from '../lib/store/dashboard/keys.js';
+
+const KEY_LIFETIME_MS = 15 * 60_000;
+const RENEW_BEFORE_MS = 2 * 60_000;
+
+export interface ApiAnswer {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+/**
+ * The dashboard's way to the public API for what the gateway alone implements (batch controls and
+ * results): it calls `/v1` like any client, with a short-lived internal key per project and
+ * environment (never listed, expires by itself), so the API's rules apply unchanged.
+ */
+export class ApiClient {
+  private readonly keys = new Map<string, { secret: string; until: number }>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly apiUrl: () => string,
+  ) {}
+
+  async call(projectId: string, environment: KeyEnvironment, method: 'GET' | 'POST', path: string): Promise<ApiAnswer> {
+    const secret = await this.keyFor(projectId, environment);
+    const response = await fetch(`${this.apiUrl()}${path}`, { method, headers: { authorization: `Bearer ${secret}` } });
+    return { status: response.status, headers: response.headers, body: await response.text() };
+  }
+
+  /** Like `call`, but a problem answer is rethrown as the same ServiceError, and the body is parsed JSON. */
+  async json(projectId: string, environment: KeyEnvironment, method: 'GET' | 'POST', path: string): Promise<unknown> {
+    const answer = await this.call(projectId, environment, method, path);
+    if (answer.status >= 400) throw rethrown(answer);
+    return JSON.parse(answer.body) as unknown;
+  }
+
+  private async keyFor(projectId: string, environment: KeyEnvironment): Promise<string> {
+    const name = `${projectId}:${environment}`;
+    const cached = this.keys.get(name);
+    if (cached && cached.until - RENEW_BEFORE_MS > Date.now()) return cached.secret;
+    const expiresAt = new Date(Date.now() + KEY_LIFETIME_MS);
+    const { secret } = await createInternalKey(this.db, projectId, environment, expiresAt);
+    this.keys.set(name, { secret, until: expiresAt.getTime() });
+    return secret;
+  }
+}
+
+export function rethrown(answer: ApiAnswer): ServiceError {
+  let parsed: { code?: unknown; detail?: unknown } = {};
+  try {
+    parsed = JSON.parse(answer.body) as typeof parsed;
+  } catch {
+    // not a problem body
+  }
+  const code = isErrorCode(parsed.code) ? parsed.code : 'ERR::INTERNAL::ERROR';
+  const retryAfter = Number(answer.headers.get('retry-after'));
+  return new ServiceError(code, typeof parsed.detail === 'string' ? parsed.detail : undefined, Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {});
+}

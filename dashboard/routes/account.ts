@@ -1,0 +1,117 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { ServiceError } from '../../lib/errors/index.js';
+import type { Db } from '../../lib/store/db.js';
+import { addMember, consumeInvitation, membershipsOf } from '../../lib/store/dashboard/members.js';
+import {
+  clearSignInFailures,
+  createSession,
+  deleteSession,
+  findUserByEmail,
+  insertUser,
+  recordSignInFailure,
+  signInLockedFor,
+  type SignInPolicy,
+} from '../../lib/store/dashboard/users.js';
+import { hashPassword, verifyAgainstNothing, verifyPassword } from '../auth/passwords.js';
+import { checkCsrf, checkOrigin, clearSessionCookie, csrfTokenOf, requireUser, sessionTokenOf, setSessionCookie, userOf } from '../auth/session.js';
+import type { DashboardContext } from '../context.js';
+import { parseInput } from '../org-access.js';
+
+/** Brute-force bound on sign-in: 5 failures per address within 15 minutes lock it for 15 minutes. */
+export const SIGN_IN_POLICY: SignInPolicy = { maxFailures: 5, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
+
+const email = z.string().trim().toLowerCase().pipe(z.email().max(254));
+const SignIn = z.strictObject({ email, password: z.string().min(1).max(1024) });
+const SignUp = z.strictObject({
+  email,
+  password: z.string().min(10, 'must be at least 10 characters').max(1024),
+  invitation: z.string().min(20).max(200),
+});
+const Accept = z.strictObject({ invitation: z.string().min(20).max(200) });
+
+/** Sign-up (by invitation), sign-in, sign-out and who am I; docs/dashboard.md "Accounts". */
+export function accountRoutes(context: DashboardContext): Router {
+  const router = Router();
+  const { db } = context;
+
+  router.post('/api/signup', async (req, res) => {
+    checkOrigin(req);
+    const body = parseInput(SignUp, req.body);
+    const user = await db.transaction(async (tx) => {
+      const invitation = await consumeInvitation(tx, body.invitation);
+      if (!invitation) throw new ServiceError('ERR::AUTH::INVALID_TOKEN', 'The invitation link is unknown, used or expired');
+      if (invitation.email !== null && invitation.email !== body.email) {
+        throw new ServiceError('ERR::AUTH::INVALID_TOKEN', 'This invitation is for another email address');
+      }
+      const created = await insertUser(tx, body.email, await hashPassword(body.password));
+      if (!created) throw new ServiceError('ERR::REQUEST::CONFLICT', 'An account with this email exists: sign in, then accept the invitation');
+      await addMember(tx, invitation.organization_id, created.id, invitation.role);
+      return created;
+    });
+    await startSession(context, req, res, user.id, user.email, 201);
+  });
+
+  router.post('/api/signin', async (req, res) => {
+    checkOrigin(req);
+    const body = parseInput(SignIn, req.body);
+    const lockedMs = await signInLockedFor(db, body.email);
+    if (lockedMs > 0) {
+      const seconds = Math.ceil(lockedMs / 1000);
+      throw new ServiceError('ERR::LIMIT::RATE_LIMITED', `Too many failed sign-ins for this address; try again in ${seconds} s`, { retryAfterSeconds: seconds });
+    }
+    const user = await findUserByEmail(db, body.email);
+    const good = user ? await verifyPassword(body.password, user.password_hash) : await verifyAgainstNothing(body.password);
+    if (!user || !good) {
+      await recordSignInFailure(db, body.email, SIGN_IN_POLICY);
+      throw new ServiceError('ERR::AUTH::INVALID_CREDENTIALS', 'Email or password is wrong');
+    }
+    await clearSignInFailures(db, body.email);
+    await startSession(context, req, res, user.id, user.email, 200);
+  });
+
+  router.post('/api/signout', async (req, res) => {
+    checkOrigin(req);
+    const token = sessionTokenOf(req);
+    if (token) await deleteSession(db, token);
+    clearSessionCookie(req, res);
+    res.status(204).end();
+  });
+
+  router.get('/api/me', requireUser(context), async (_req, res) => {
+    const user = userOf(res);
+    res.json(await meBody(db, user.id, user.email, user.token));
+  });
+
+  router.post('/api/invitations/accept', requireUser(context), checkCsrf, async (req, res) => {
+    const body = parseInput(Accept, req.body);
+    const user = userOf(res);
+    const joined = await db.transaction(async (tx) => {
+      const invitation = await consumeInvitation(tx, body.invitation);
+      if (!invitation) throw new ServiceError('ERR::AUTH::INVALID_TOKEN', 'The invitation link is unknown, used or expired');
+      if (invitation.email !== null && invitation.email !== user.email) {
+        throw new ServiceError('ERR::AUTH::INVALID_TOKEN', 'This invitation is for another email address');
+      }
+      await addMember(tx, invitation.organization_id, user.id, invitation.role);
+      return invitation.organization_id;
+    });
+    res.json({ organization_id: joined, ...(await meBody(db, user.id, user.email, user.token)) });
+  });
+  return router;
+}
+
+async function startSession(context: DashboardContext, req: Request, res: Response, userId: string, email: string, status: number) {
+  const expiresAt = new Date(Date.now() + context.config.DASHBOARD_SESSION_HOURS * 3_600_000);
+  const token = await createSession(context.db, userId, expiresAt);
+  setSessionCookie(req, res, token, expiresAt);
+  res.status(status).json(await meBody(context.db, userId, email, token));
+}
+
+async function meBody(db: Db, userId: string, email: string, token: string) {
+  const memberships = await membershipsOf(db, userId);
+  return {
+    user: { id: userId, email },
+    csrf_token: csrfTokenOf(token),
+    organizations: memberships.map((m) => ({ id: m.organization.id, name: m.organization.name, status: m.organization.status, role: m.role })),
+  };
+}

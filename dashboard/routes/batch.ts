@@ -1,0 +1,73 @@
+import { Router, type Response } from 'express';
+import { z } from 'zod';
+import { getJob, JOB_STATUSES, type JobRow } from '../../lib/store/batch/jobs.js';
+import { findProject } from '../../lib/store/dashboard/projects.js';
+import { rethrown } from '../api-client.js';
+import type { DashboardContext } from '../context.js';
+import { membershipOf, notFound, parseInput } from '../org-access.js';
+
+const ListQuery = z.strictObject({ status: z.enum(JOB_STATUSES).optional(), cursor: z.string().max(200).optional() });
+const ACTIONS = ['cancel', 'retry', 'close'] as const;
+/** Bound on the pages one download gathers (each page is the API's largest). */
+const MAX_RESULT_PAGES = 1000;
+
+/**
+ * Batch jobs of one project. Reads and controls go through the gateway's /v1/batch routes with the
+ * dashboard's internal key (dashboard/api-client.ts): the job rules (holds, retry, cancel) live in
+ * the gateway alone, so the dashboard never re-implements them.
+ */
+export function batchRoutes(context: DashboardContext): Router {
+  const router = Router({ mergeParams: true });
+  const { db, api } = context;
+
+  const projectOf = async (res: Response, projectId: string) => {
+    const project = await findProject(db, membershipOf(res).organization.id, projectId);
+    if (!project) throw notFound('project', projectId);
+    return project;
+  };
+  const jobOf = async (res: Response, projectId: string, jobId: string): Promise<JobRow> => {
+    await projectOf(res, projectId);
+    const job = await getJob(db, jobId, projectId);
+    if (!job) throw notFound('batch job', jobId);
+    return job;
+  };
+
+  router.get('/projects/:projectId/batch', async (req, res) => {
+    const project = await projectOf(res, String(req.params.projectId));
+    const query = parseInput(ListQuery, req.query);
+    const search = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(await api.json(project.id, 'live', 'GET', `/v1/batch${search.size > 0 ? `?${search}` : ''}`));
+  });
+
+  router.get('/projects/:projectId/batch/:jobId', async (req, res) => {
+    const job = await jobOf(res, String(req.params.projectId), String(req.params.jobId));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ ...(await api.json(job.project_id, job.environment, 'GET', `/v1/batch/${job.id}`) as object), environment: job.environment });
+  });
+
+  for (const action of ACTIONS) {
+    router.post(`/projects/:projectId/batch/:jobId/${action}`, async (req, res) => {
+      const job = await jobOf(res, String(req.params.projectId), String(req.params.jobId));
+      res.json(await api.json(job.project_id, job.environment, 'POST', `/v1/batch/${job.id}/${action}`));
+    });
+  }
+
+  router.get('/projects/:projectId/batch/:jobId/results', async (req, res) => {
+    const job = await jobOf(res, String(req.params.projectId), String(req.params.jobId));
+    const pages: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < MAX_RESULT_PAGES; page += 1) {
+      const path: string = `/v1/batch/${job.id}/results?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const answer = await api.call(job.project_id, job.environment, 'GET', path);
+      if (answer.status >= 400) throw rethrown(answer);
+      pages.push(answer.body);
+      cursor = answer.headers.get('x-next-cursor');
+      if (!cursor) break;
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Content-Disposition', `attachment; filename="batch-${job.id}-results.ndjson"`);
+    res.type('application/x-ndjson').send(pages.join(''));
+  });
+  return router;
+}

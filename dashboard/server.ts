@@ -1,0 +1,130 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Config } from '../lib/config.js';
+import { ServiceError, problemBody, toServiceError } from '../lib/errors/index.js';
+import type { Logger } from '../lib/log.js';
+import type { SecretBox } from '../lib/secret-box.js';
+import type { Db } from '../lib/store/db.js';
+import { packageRoot } from '../lib/version.js';
+import { ApiClient } from './api-client.js';
+import { checkCsrf, requireUser } from './auth/session.js';
+import type { DashboardContext } from './context.js';
+import { loadMembership } from './org-access.js';
+import { accountRoutes } from './routes/account.js';
+import { batchRoutes } from './routes/batch.js';
+import { keyRoutes } from './routes/keys.js';
+import { projectRoutes } from './routes/projects.js';
+import { requestRoutes } from './routes/requests.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { usageRoutes } from './routes/usage.js';
+import { workspaceRoutes } from './routes/workspaces.js';
+
+export interface MountedRouter {
+  path: string;
+  router: Router;
+}
+
+export interface DashboardDeps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  box: SecretBox;
+  /** Base URL of the gateway's /v1 API (batch controls go through it). */
+  apiUrl: string;
+  /** Built front end (index.html, app.js, app.css); default dist/dashboard/public. */
+  assetsDir?: string;
+  /** Extra routers mounted on the dashboard's origin, e.g. `{ path: '/api-reference', router }`. */
+  routers?: MountedRouter[];
+}
+
+export function defaultAssetsDir(): string {
+  return join(packageRoot() ?? process.cwd(), 'dist', 'dashboard', 'public');
+}
+
+/** The dashboard's Express app: JSON under /api, the built front end at /, both on one origin. */
+export function createDashboardApp(context: DashboardContext, options: { assetsDir: string; routers: MountedRouter[] }): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use(securityHeaders);
+  app.use('/api', express.json({ limit: '64kb' }));
+  app.use(accountRoutes(context));
+  const { top, org } = workspaceRoutes(context);
+  const signedIn = [requireUser(context), checkCsrf];
+  const orgRouters = [org, projectRoutes(context), keyRoutes(context), usageRoutes(context), requestRoutes(context), batchRoutes(context), sessionRoutes(context)];
+  app.use('/api/orgs/:orgId', ...signedIn, loadMembership(context), ...orgRouters);
+  app.use('/api', ...signedIn, top);
+  app.use('/api', (req) => {
+    throw new ServiceError('ERR::REQUEST::NOT_FOUND', `No dashboard route ${req.method} ${req.path}`);
+  });
+  for (const mounted of options.routers) app.use(mounted.path, mounted.router);
+  app.use('/assets', express.static(options.assetsDir, { index: false, fallthrough: false }));
+  app.get('/', (_req, res) => {
+    const index = join(options.assetsDir, 'index.html');
+    if (!existsSync(index)) {
+      res.status(503).type('text/plain').send('The dashboard front end is not built: run `make build` (or scripts/setup.sh).\n');
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(index);
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const serviceError = toServiceError(error);
+    if (serviceError.code === 'ERR::INTERNAL::ERROR') context.logger.error({ err: serviceError.cause ?? error, path: req.path }, 'dashboard error');
+    if (serviceError.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(serviceError.retryAfterSeconds));
+    const body = problemBody(serviceError, { docsUrl: context.config.DOCS_URL, instance: req.path });
+    res.status(body.status).type('application/problem+json').send(JSON.stringify(body));
+  });
+  return app;
+}
+
+function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader(
+    'Content-Security-Policy',
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  );
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  next();
+}
+
+export interface RunningDashboard {
+  server: Server;
+  url: string;
+  context: DashboardContext;
+  stop(): Promise<void>;
+}
+
+/** Listens on DASHBOARD_PORT (0: any free port) at HOST. */
+export async function startDashboard(deps: DashboardDeps, port: number): Promise<RunningDashboard> {
+  let url = '';
+  const context: DashboardContext = {
+    db: deps.db,
+    config: deps.config,
+    logger: deps.logger,
+    box: deps.box,
+    api: new ApiClient(deps.db, () => deps.apiUrl),
+    publicUrl: () => url,
+  };
+  const app = createDashboardApp(context, { assetsDir: deps.assetsDir ?? defaultAssetsDir(), routers: deps.routers ?? [] });
+  const server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, deps.config.HOST, () => resolve());
+  });
+  const address = server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  url = `http://${deps.config.HOST.includes(':') ? `[${deps.config.HOST}]` : deps.config.HOST}:${bound}`;
+  return {
+    server,
+    url,
+    context,
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
