@@ -13,6 +13,7 @@ import { scrapeRoutes } from './routes/scrape.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { usageRoutes } from './routes/usage.js';
 import { batchRoutes } from './routes/batch.js';
+import { referenceRoutes, REFERENCE_PATH } from './routes/reference.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
 export const BROWSER_PATH = '/v1/browser';
@@ -26,6 +27,8 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.use(requestId(context.logger));
   app.use(observe(context));
   app.use(healthRoutes(context, state));
+  // Public like the probes: the API's own description (docs/api-reference.md).
+  app.use(referenceRoutes(context));
   app.use('/v1', authenticate(context.keys, BROWSER_PATH), recordRequests(context), rateLimit(context));
   app.use(scrapeRoutes(context));
   app.use(fleetRoutes(context));
@@ -74,12 +77,13 @@ function observe(context: GatewayContext) {
   };
 }
 
-const KNOWN_ROUTES = ['/healthz', '/readyz', '/v1/scrape', '/v1/workers', '/v1/browser', '/v1/requests', '/v1/usage', '/v1/usage/summary', '/v1/usage/reconciliation', '/v1/batch', '/v1/webhooks'];
+const KNOWN_ROUTES = ['/healthz', '/readyz', '/v1/scrape', '/v1/workers', '/v1/browser', '/v1/requests', '/v1/usage', '/v1/usage/summary', '/v1/usage/reconciliation', '/v1/batch', '/v1/webhooks', '/v1/openapi.json'];
 
 /** Bounded metric labels: a known route template, never a raw path with ids in it. */
 function routeLabel(req: Request): string {
   if (KNOWN_ROUTES.includes(req.path)) return req.path;
   if (req.path.startsWith('/v1/requests/')) return '/v1/requests/{id}';
+  if (req.path.startsWith(REFERENCE_PATH)) return `${REFERENCE_PATH}/…`;
   if (req.path === '/v1/sessions') return req.path;
   if (req.path.startsWith('/v1/sessions/')) return '/v1/sessions/{id}/…';
   if (req.path === '/v1/batch') return req.path;

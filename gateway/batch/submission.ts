@@ -19,7 +19,7 @@ const NAME_MAX_CHARS = 256;
 const EXTERNAL_ID_MAX_CHARS = 1024;
 
 /** Batch body fields that are not scrape parameters (SPEC.md "POST /v1/batch"). */
-const RunControlsSchema = z.strictObject({
+export const RunControlsSchema = z.strictObject({
   name: z.string().max(NAME_MAX_CHARS).nullish(),
   urls: z.array(z.unknown()).nullish(),
   items: z.array(z.unknown()).nullish(),
@@ -34,7 +34,7 @@ const RunControlsSchema = z.strictObject({
 type RunControls = z.infer<typeof RunControlsSchema>;
 const RUN_CONTROL_NAMES = new Set(Object.keys(RunControlsSchema.shape));
 
-const ItemSchema = z.looseObject({
+export const ItemSchema = z.looseObject({
   url: z.string({ error: 'must be a string' }),
   external_id: z.string().max(EXTERNAL_ID_MAX_CHARS).nullish(),
 });

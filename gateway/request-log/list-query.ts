@@ -1,11 +1,11 @@
 import { ServiceError } from '../../lib/errors/index.js';
-import { isQueryKeyParameter } from '../../lib/ids.js';
+import { rejectUnknownParameters } from '../query-parameters.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
 /** Query parameters of GET /v1/requests. SPEC.md says query-string keys are ignored, so they are not unknown. */
-const LIST_PARAMETERS = ['all_projects', 'limit', 'status', 'only_errors', 'before', 'before_id'];
+export const REQUEST_LOG_LIST_PARAMETERS = ['all_projects', 'limit', 'status', 'only_errors', 'before', 'before_id'] as const;
 
 export interface RequestLogListQuery {
   allProjects: boolean;
@@ -23,7 +23,7 @@ type QueryValue = string | string[] | undefined;
  * A repeated parameter is judged by that parameter's own rule (not a number, not a known status...).
  */
 export function parseListQuery(query: Record<string, unknown>): RequestLogListQuery {
-  rejectUnknownParameters(query, LIST_PARAMETERS);
+  rejectUnknownParameters(query, REQUEST_LOG_LIST_PARAMETERS);
   const value = (name: string): QueryValue => {
     const raw = query[name] as QueryValue;
     return raw === '' ? undefined : raw;
@@ -42,14 +42,6 @@ export function parseListQuery(query: Record<string, unknown>): RequestLogListQu
   // before_id alone does not bound the page; before alone bounds it inclusively.
   if (before !== undefined) result.before = { at: parseTimestamp(before), id: beforeId ?? null };
   return result;
-}
-
-export function rejectUnknownParameters(query: Record<string, unknown>, known: string[]): void {
-  for (const name of Object.keys(query)) {
-    if (!known.includes(name) && !isQueryKeyParameter(name)) {
-      throw invalid(name, 'is not a parameter of this route');
-    }
-  }
 }
 
 function parseAllProjects(raw: QueryValue): boolean {

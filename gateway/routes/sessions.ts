@@ -14,7 +14,7 @@ import type { GatewayContext } from '../context.js';
 import { principalOf, scope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
-import { rejectUnknownParameters } from '../request-log/list-query.js';
+import { rejectUnknownParameters } from '../query-parameters.js';
 import { deploymentFor } from '../scrape/deployment.js';
 import { planSession } from '../sessions/create-body.js';
 import { rejectBody } from '../sessions/no-body.js';

@@ -15,8 +15,8 @@ const MAX_SUMMARY_DAYS = 366;
 const dateTime = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
 const environment = z.enum(['live', 'test']).default('live');
 
-const UsageQuery = z.strictObject({ environment, at: dateTime.optional() });
-const SummaryQuery = z.strictObject({
+export const UsageQuery = z.strictObject({ environment, at: dateTime.optional() });
+export const SummaryQuery = z.strictObject({
   environment,
   from: dateTime.optional(),
   to: dateTime.optional(),

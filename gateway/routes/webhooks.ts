@@ -11,7 +11,7 @@ import { methodNotAllowed } from '../middleware/method-not-allowed.js';
 import { noQuery } from '../batch/query.js';
 import { newWebhookSecret } from '../webhooks/signature.js';
 
-const CreateEndpointSchema = z.strictObject({
+export const CreateEndpointSchema = z.strictObject({
   url: z.string().min(1).max(2048),
   secret: z.string().min(16, 'must be at least 16 characters').max(256).nullish(),
 });

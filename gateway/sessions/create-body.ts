@@ -35,7 +35,8 @@ const DomainScoreSchema = z.strictObject({
   retired: z.boolean().default(false),
 });
 
-const CreateSessionSchema = z.strictObject({
+/** The POST /v1/sessions body (also what the API reference describes). */
+export const CreateSessionSchema = z.strictObject({
   engine: EngineSchema.nullish(),
   ttl_seconds: z.number().int().nonnegative().nullish(),
   sticky_key: z.string().nullish(),
