@@ -13,7 +13,7 @@ import { openStore } from '../lib/store/open.js';
 import { packageVersion } from '../lib/version.js';
 import { startGateway } from '../gateway/main.js';
 import { startWorkers } from '../worker/main.js';
-import { MICRO_PER_CREDIT } from '../lib/protocol/index.js';
+import { MICRO_PER_CREDIT } from '../lib/scrape/prices.js';
 
 export type Role = { gateway: boolean; engines: EngineName[] };
 

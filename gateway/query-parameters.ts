@@ -1,5 +1,5 @@
 import { ServiceError } from '../lib/errors/index.js';
-import { isQueryKeyParameter } from '../lib/ids.js';
+import { isQueryKeyParameter } from '../lib/apikeys.js';
 
 /**
  * Refuses a query parameter the route does not take (400 naming it). Query-string API keys are

@@ -1,5 +1,6 @@
 import { ServiceError, toServiceError } from '../../lib/errors/index.js';
-import { ENGINE_NAMES, MICRO_PER_CREDIT, SCRAPE_JOB_TYPE, type EngineName, type ScrapeJob, type ScrapeResult, type ScrapeSuccess } from '../../lib/protocol/index.js';
+import { ENGINE_NAMES, SCRAPE_JOB_TYPE, type EngineName, type ScrapeJob, type ScrapeResult, type ScrapeSuccess } from '../../lib/protocol/index.js';
+import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
 import { engineCostMicro, isBillableStatus } from '../../lib/scrape/cost.js';
 import { planEngines, withoutClimb, type Deployment } from '../../lib/scrape/engine-selection.js';
 import { parameterWarnings, parseScrapeBody, type ProjectDefaults } from '../../lib/scrape/params.js';

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ServiceError } from '../../lib/errors/index.js';
-import { QUERY_KEY_PARAMETERS } from '../../lib/ids.js';
+import { QUERY_KEY_PARAMETERS } from '../../lib/apikeys.js';
 import type { Scope } from '../../lib/store/accounts.js';
 import type { KeyResolver, Principal } from '../auth/key-resolver.js';
 

@@ -66,7 +66,7 @@ export const platformOperations: OperationSpec[] = [
     operationId: 'remoteBrowser',
     tag: 'Fleet',
     summary: 'Remote browser over CDP (coming soon): always 501',
-    description: 'The one route that accepts the key in the query string (`api_key`, `apikey`, `key`, `token`).',
+    description: 'The one route that accepts the key in the query string (`apikey` or `api_key`).',
     access: 'browser',
     responses: [],
     errors: ['ERR::ENGINE::UNAVAILABLE'],

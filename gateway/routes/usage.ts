@@ -1,8 +1,8 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { ServiceError } from '../../lib/errors/index.js';
-import { isQueryKeyParameter } from '../../lib/ids.js';
-import { MICRO_PER_CREDIT } from '../../lib/protocol/index.js';
+import { isQueryKeyParameter } from '../../lib/apikeys.js';
+import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
 import { allowancePeriod, isoDate } from '../../lib/store/allowance-period.js';
 import { periodUsage } from '../../lib/store/credits.js';
 import { USAGE_GROUPS, holdTotals, requestLogTotals, usageSummary } from '../../lib/store/usage.js';

@@ -1,5 +1,6 @@
 import { ServiceError } from '../errors/index.js';
-import { AI_EXTRACT_CREDITS, ENGINE_PRICE_CREDITS, MICRO_PER_CREDIT, type EngineName } from '../protocol/engines.js';
+import { type EngineName } from '../protocol/engines.js';
+import { AI_EXTRACT_CREDITS, ENGINE_PRICE_CREDITS, MICRO_PER_CREDIT } from './prices.js';
 import type { EnginePlan } from './engine-selection.js';
 import type { ScrapeParams } from './types.js';
 

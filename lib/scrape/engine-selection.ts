@@ -1,6 +1,7 @@
 import { actionsNeedScreenshot, type ActionStep } from '../browser/actions.js';
 import { ServiceError } from '../errors/index.js';
-import { ENGINE_NAMES, MICRO_PER_CREDIT, type EngineName } from '../protocol/engines.js';
+import { ENGINE_NAMES, type EngineName } from '../protocol/engines.js';
+import { MICRO_PER_CREDIT } from './prices.js';
 import { engineCostMicro } from './cost.js';
 import { incompatible } from './issues.js';
 import type { ScrapeParams } from './types.js';

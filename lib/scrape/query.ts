@@ -1,5 +1,5 @@
 import { ServiceError } from '../errors/index.js';
-import { isQueryKeyParameter } from '../ids.js';
+import { isQueryKeyParameter } from '../apikeys.js';
 import { QUERY_ENCODING, URL_MAX_CHARS, type QueryEncoding } from './fields.js';
 
 

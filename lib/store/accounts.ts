@@ -1,4 +1,5 @@
-import { generateApiKey, hashApiKey, keyDisplayPrefix, newId, API_KEY_PATTERN, type KeyEnvironment } from '../ids.js';
+import { newId } from '../ids.js';
+import { generateApiKey, hashApiKey, keyDisplayPrefix, API_KEY_PATTERN, type KeyEnvironment } from '../apikeys.js';
 import type { Db, Queryable } from './db.js';
 
 export const SCOPES = ['scrape', 'batch', 'sessions', 'browser', 'read'] as const;

@@ -1,4 +1,5 @@
-import { newId, type KeyEnvironment } from '../ids.js';
+import { newId } from '../ids.js';
+import { type KeyEnvironment } from '../apikeys.js';
 import { ServiceError } from '../errors/index.js';
 import type { Db, Queryable } from './db.js';
 import { allowancePeriod, isoDate } from './allowance-period.js';
