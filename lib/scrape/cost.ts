@@ -1,8 +1,7 @@
 import { ServiceError } from '../errors/index.js';
 import { type EngineName } from '../protocol/engines.js';
 import { AI_EXTRACT_CREDITS, ENGINE_PRICE_CREDITS, MICRO_PER_CREDIT } from './prices.js';
-import type { EnginePlan } from './engine-selection.js';
-import type { ScrapeParams } from './types.js';
+import type { EnginePlan, ScrapeParams } from './types.js';
 
 /** Statuses billed on success (SPEC.md "Billing rules" 1), before `allowed_status_codes`. */
 export const BILLABLE_STATUSES: readonly number[] = [200, 404, 410];

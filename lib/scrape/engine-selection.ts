@@ -4,7 +4,10 @@ import { ENGINE_NAMES, type EngineName } from '../protocol/engines.js';
 import { MICRO_PER_CREDIT } from './prices.js';
 import { engineCostMicro } from './cost.js';
 import { incompatible } from './issues.js';
-import type { ScrapeParams } from './types.js';
+import type { EnginePlan, ScrapeParams } from './types.js';
+
+// Callers read the plan's type where they get the plan.
+export type { EnginePlan } from './types.js';
 
 export interface Deployment {
   deployed: ReadonlySet<EngineName>;
@@ -13,12 +16,6 @@ export interface Deployment {
   aiModel: boolean;
 }
 
-export interface EnginePlan {
-  /** One rung unless mode=auto (['fetch', 'obscura'], or ['obscura'] when a browser-only flag is set). */
-  rungs: EngineName[];
-  /** Bot-challenge rules 3 and 6: a still-challenged page may climb to camoufox. */
-  climbToCamoufox: boolean;
-}
 
 /** The engine a session is pinned to, when the request carries `session_id` (looked up by the gateway). */
 export interface SessionPin {
