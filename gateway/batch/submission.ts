@@ -18,7 +18,7 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
 const NAME_MAX_CHARS = 256;
 const EXTERNAL_ID_MAX_CHARS = 1024;
 
-/** Batch body fields that are not scrape parameters (SPEC.md "POST /v1/batch"). */
+/** Batch body fields that are not scrape parameters (`BatchSubmission` in the API reference; docs/batch.md). */
 export const RunControlsSchema = z.strictObject({
   name: z.string().max(NAME_MAX_CHARS).nullish(),
   urls: z.array(z.unknown()).nullish(),
@@ -133,7 +133,7 @@ export function itemHoldMicro(merged: Record<string, unknown>, context: Submissi
   return reservationMicro(plan, params);
 }
 
-/** SPEC.md: below 1 becomes 1; above 50 becomes 50 with a warning. */
+/** docs/batch.md: below 1 becomes 1; above 50 becomes 50 with a warning. */
 export function effectiveConcurrency(requested: number | null | undefined): { concurrency: number; warning: string | null } {
   const value = requested ?? DEFAULT_CONCURRENCY;
   if (value > MAX_CONCURRENCY) {

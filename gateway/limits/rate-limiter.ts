@@ -11,7 +11,7 @@ export interface RateDecision {
 }
 
 /**
- * Token bucket per API key (SPEC.md Limits): refills `rate` tokens per second up to a burst of
+ * Token bucket per API key (docs/api-reference.md "Limits"): refills `rate` tokens per second up to a burst of
  * `burstSeconds * rate`; one token per request, cache hits included. Per gateway replica.
  */
 export class RateLimiter {

@@ -6,7 +6,7 @@ import type { KeyResolver, Principal } from '../auth/key-resolver.js';
 
 /**
  * Authenticates every /v1 request from the Authorization header. Query-string keys are ignored,
- * except on `queryKeyPath` (`/v1/browser`, SPEC.md Authentication 2).
+ * except on `queryKeyPath` (`/v1/browser`; docs/api-reference.md "Authentication" 2).
  */
 export function authenticate(resolver: KeyResolver, queryKeyPath: string) {
   return async (req: Request, res: Response, next: NextFunction) => {

@@ -4,7 +4,7 @@ import { rejectUnknownParameters } from '../query-parameters.js';
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
-/** Query parameters of GET /v1/requests. SPEC.md says query-string keys are ignored, so they are not unknown. */
+/** Query parameters of GET /v1/requests. Query-string keys are ignored, so they are not unknown (docs/api-reference.md "Authentication"). */
 export const REQUEST_LOG_LIST_PARAMETERS = ['all_projects', 'limit', 'status', 'only_errors', 'before', 'before_id'] as const;
 
 export interface RequestLogListQuery {
@@ -19,7 +19,7 @@ export interface RequestLogListQuery {
 type QueryValue = string | string[] | undefined;
 
 /**
- * Reads the list query the way SPEC.md "Request log" describes. An empty value counts as not sent.
+ * Reads the list query the way docs/request-log.md describes. An empty value counts as not sent.
  * A repeated parameter is judged by that parameter's own rule (not a number, not a known status...).
  */
 export function parseListQuery(query: Record<string, unknown>): RequestLogListQuery {

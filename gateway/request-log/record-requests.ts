@@ -7,7 +7,7 @@ import { principalOf } from '../middleware/auth.js';
 
 /**
  * Every authenticated /v1 request gets a request log entry, so any X-Request-Id resolves with
- * GET /v1/requests/{id} (SPEC.md rule 5). Scrapes write their own, richer entry (`res.locals.requestLogged`);
+ * GET /v1/requests/{id} (cross-cutting rule 5, docs/api-reference.md). Scrapes write their own, richer entry (`res.locals.requestLogged`);
  * this one is written when the answer is finished, for everything else, except reads of the request log
  * itself: paging through the log must not change it.
  */

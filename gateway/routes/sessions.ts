@@ -23,7 +23,7 @@ import { cursorAfter, parseForce, parseSessionList, sessionIdFrom } from '../ses
 
 type Query = Record<string, unknown>;
 
-/** Every /v1/sessions route (scope `sessions`); see docs/sessions.md for what SPEC.md leaves open. */
+/** Every /v1/sessions route (scope `sessions`); decisions in docs/sessions.md. */
 export function sessionRoutes(context: GatewayContext): Router {
   const router = Router();
   const { db } = context;

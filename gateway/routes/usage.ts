@@ -122,7 +122,7 @@ export function usageRoutes(context: GatewayContext): Router {
   return router;
 }
 
-/** Query-string keys are ignored here as on every route but /v1/browser (SPEC.md Authentication 2). */
+/** Query-string keys are ignored here as on every route but /v1/browser (docs/api-reference.md "Authentication" 2). */
 function parse<T extends z.ZodType>(schema: T, req: Request): z.output<T> {
   const query = Object.fromEntries(Object.entries(req.query as Record<string, unknown>).filter(([name]) => !isQueryKeyParameter(name)));
   const result = schema.safeParse(query);

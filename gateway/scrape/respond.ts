@@ -4,7 +4,7 @@ import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { ScrapeSucceeded } from './scrape-service.js';
 
 /**
- * Sets status and SPEC.md's success headers for a scrape and returns the body to send: the document,
+ * Sets status and the success headers (the API reference, `scrapeGet`) for a scrape and returns the body to send: the document,
  * or the JSON envelope completed with the fields only the gateway knows.
  */
 export function sendScrapeSuccess(res: Response, outcome: ScrapeSucceeded, params: ScrapeParams): Buffer {

@@ -169,7 +169,7 @@ function jobFor(context: GatewayContext, request: ScrapeRequest, engine: EngineN
   };
 }
 
-/** SPEC.md billing rule 1: only billable target statuses, and never an undelivered screenshot. */
+/** Billing rule 1 (docs/api-reference.md): only billable target statuses, and never an undelivered screenshot. */
 function chargeFor(success: ScrapeSuccess, params: ScrapeParams): number {
   if (!isBillableStatus(success.target_status, params)) return 0;
   if (success.screenshot_delivered === false) return 0;

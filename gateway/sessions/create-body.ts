@@ -72,7 +72,7 @@ export interface SessionPlan {
 }
 
 /**
- * POST /v1/sessions body, every rule of SPEC.md's table: 400s first (shape, then flag combinations),
+ * POST /v1/sessions body, every rule of docs/sessions.md: 400s first (shape, then flag combinations),
  * then 413 for the context, then 503 for what this deployment cannot provide. Nothing is created
  * before all of them pass.
  */

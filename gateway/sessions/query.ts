@@ -14,7 +14,7 @@ function invalid(name: string, detail: string): ServiceError {
   return new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `${name}: ${detail}`);
 }
 
-/** The stored (ULID) id a path names; malformed ids get the same 404 as unknown ones (SPEC.md Endpoints). */
+/** The stored (ULID) id a path names; malformed ids get the same 404 as unknown ones (docs/sessions.md). */
 export function sessionIdFrom(raw: string): string {
   const id = raw.length >= 26 && raw.length <= 36 ? requestLogIdFrom(raw) : null;
   if (id === null) throw notFound(raw.slice(0, 64));

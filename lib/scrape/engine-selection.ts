@@ -28,7 +28,7 @@ function unsupported(detail: string): ServiceError {
   return new ServiceError('ERR::REQUEST::CAPABILITY_UNSUPPORTED', detail);
 }
 
-/** Browser-only parameters in use, by name (SPEC.md "Browser-only"). */
+/** Browser-only parameters in use, by name (docs/parameters.md "Browser-only"). */
 export function browserOnlyFlags(params: ScrapeParams): string[] {
   const flags: string[] = [];
   if (params.wait > 0) flags.push('wait');
@@ -145,7 +145,7 @@ function canClimb(params: ScrapeParams, deployment: Deployment, session: Session
 
 /**
  * Which engine serves these parameters (or the escalation ladder for mode=auto). Pure; throws the
- * 400/403/503 answers SPEC.md gives, all before anything is spent.
+ * 400/403/503 answers docs/mode-auto.md gives, all before anything is spent.
  */
 export function planEngines(params: ScrapeParams, deployment: Deployment, session?: SessionPin): EnginePlan {
   const candidates = candidateRungs(params, session);

@@ -60,7 +60,7 @@ function decodeValue(name: string, encoding: QueryEncoding, raw: string): unknow
 }
 
 /**
- * Express 5 `req.query` -> the same object shape a POST body carries, per SPEC.md's GET encoding
+ * Express 5 `req.query` -> the same object shape a POST body carries, per docs/parameters.md's GET encoding
  * table. Unknown names are passed through untouched so the strict body schema names them.
  */
 export function decodeScrapeQuery(query: Record<string, unknown>): Record<string, unknown> {

@@ -9,7 +9,7 @@ export interface CreditAccount {
   projectId: string;
   organizationCreatedAt: Date;
   monthlyCreditsMicro: number;
-  /** Test keys hold and spend against a ledger of their own, never the live one (SPEC.md Authentication 3). */
+  /** Test keys hold and spend against a ledger of their own, never the live one (docs/api-reference.md "Authentication" 3). */
   environment: KeyEnvironment;
 }
 

@@ -17,7 +17,7 @@ import {
 export * from './sessions/context.js';
 export * from './sessions/record.js';
 
-/** SPEC.md Limits: live (not released, not expired) sessions per organization. */
+/** docs/api-reference.md "Limits": live (not released, not expired) sessions per organization. */
 export const MAX_LIVE_SESSIONS = 100;
 export const SESSIONS_EXCEEDED_RETRY_AFTER_SECONDS = 30;
 
@@ -212,7 +212,7 @@ export async function releaseLease(db: Queryable, id: string, holder: string): P
   await db.query('UPDATE sessions SET lease_holder = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_holder = $2', [id, holder]);
 }
 
-/** SPEC.md: the context of an expired session is purged. Returns how many contexts were dropped. */
+/** docs/sessions.md: the context of an expired session is purged. Returns how many contexts were dropped. */
 export async function purgeExpiredContexts(db: Queryable, now: Date = new Date()): Promise<number> {
   const result = await db.query('UPDATE sessions SET context = NULL WHERE context IS NOT NULL AND expires_at <= $1', [now]);
   return result.rowCount;
