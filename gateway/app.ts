@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ServiceError } from '../lib/errors/index.js';
 import type { GatewayContext } from './context.js';
+import './request-state.js';
 import { sendProblem, logUnexpected } from './http-errors.js';
 import { authenticate } from './middleware/auth.js';
 import { rateLimit } from './middleware/rate-limit.js';
@@ -41,7 +42,7 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
     next(new ServiceError('ERR::REQUEST::NOT_FOUND', `No route ${req.method} ${req.path}`));
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    logUnexpected((res.locals.logger as GatewayContext['logger']) ?? context.logger, error);
+    logUnexpected(res.locals.logger ?? context.logger, error);
     if (res.headersSent) {
       res.destroy();
       return;
@@ -70,7 +71,7 @@ function observe(context: GatewayContext) {
       const route = routeLabel(req);
       context.metrics.requests.inc({ route, method: req.method, status: String(res.statusCode) });
       context.metrics.duration.observe({ route }, (Date.now() - started) / 1000);
-      const logger = (res.locals.logger as GatewayContext['logger']) ?? context.logger;
+      const logger = res.locals.logger ?? context.logger;
       logger.info({ method: req.method, route, status: res.statusCode, ms: Date.now() - started }, 'request');
     });
     next();

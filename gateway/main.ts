@@ -10,7 +10,7 @@ import { startRequestLogPurge } from './request-log/purge.js';
 import { startBatchDispatcher } from './batch/dispatcher.js';
 import { startWebhookDeliverer } from './webhooks/deliverer.js';
 import { purgeCache } from './scrape/cache.js';
-import { purgeExpiredContexts } from '../lib/store/sessions.js';
+import { purgeExpiredContexts } from '../lib/store/sessions/index.js';
 import { KeyResolver } from './auth/key-resolver.js';
 import type { GatewayContext } from './context.js';
 import { ConcurrencyLimiter } from './limits/concurrency.js';

@@ -25,7 +25,9 @@ export function authenticate(resolver: KeyResolver, queryKeyPath: string) {
 }
 
 export function principalOf(res: Response): Principal {
-  return res.locals.principal as Principal;
+  const principal = res.locals.principal;
+  if (!principal) throw new Error('no principal: the route is not behind authenticate()');
+  return principal;
 }
 
 export function requireScope(principal: Principal, scope: Scope): void {

@@ -14,17 +14,19 @@ export const REFERENCE_PATH = '/v1/reference';
  * probes: the document describes the API and holds nothing of any tenant (docs/api-reference.md).
  */
 export function referenceRoutes(context: GatewayContext): Router {
-  const document = buildOpenApiDocument({ version: context.version, docsUrl: context.config.DOCS_URL });
+  // Built on first use, not at start: nothing on the way to serving scrapes waits for it.
+  let built: Record<string, unknown> | null = null;
+  const document = () => (built ??= buildOpenApiDocument({ version: context.version, docsUrl: context.config.DOCS_URL }));
   const router = Router();
   router
     .route(OPENAPI_PATH)
     .get((req, res) => {
       rejectUnknownParameters(req.query as Record<string, unknown>, []);
       res.setHeader('Cache-Control', 'no-cache');
-      res.json(document);
+      res.json(document());
     })
     .all(methodNotAllowed(['GET']));
-  router.use(REFERENCE_PATH, apiReferenceRouter(document), (req: Request, _res: Response, next: NextFunction) => {
+  router.use(REFERENCE_PATH, apiReferenceRouter(async () => document()), (req: Request, _res: Response, next: NextFunction) => {
     next(new ServiceError('ERR::REQUEST::NOT_FOUND', `No route ${req.method} ${req.originalUrl.split('?')[0]}`));
   });
   return router;

@@ -9,7 +9,7 @@ import {
   notFound,
   purgeExpiredContexts,
   releaseSession,
-} from '../../lib/store/sessions.js';
+} from '../../lib/store/sessions/index.js';
 import type { GatewayContext } from '../context.js';
 import { principalOf, scope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';

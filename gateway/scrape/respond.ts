@@ -18,7 +18,7 @@ export function sendScrapeSuccess(res: Response, outcome: ScrapeSucceeded, param
   if (result.envelope) {
     const envelope = {
       ...result.envelope,
-      request_id: res.locals.requestId as string,
+      request_id: res.locals.requestId,
       engine: result.engine,
       credits_charged: outcome.chargedMicro / MICRO_PER_CREDIT,
       cache_state: outcome.cacheState,

@@ -10,7 +10,7 @@ import {
   type DomainScore,
   type SessionContext,
   type SessionProxyIntent,
-} from '../../lib/store/sessions.js';
+} from '../../lib/store/sessions/index.js';
 
 export const DEFAULT_SESSION_TTL_SECONDS = 1800;
 export const MAX_DOMAIN_SCORES = 64;

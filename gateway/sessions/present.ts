@@ -5,7 +5,7 @@ import {
   summariseContext,
   type ContextSummary,
   type SessionRecord,
-} from '../../lib/store/sessions.js';
+} from '../../lib/store/sessions/index.js';
 
 export const CONTEXT_WARNING =
   'This context holds live credentials (cookies, storage). It is destroyed when the session is released, deleted or expires; keep any copy as safely as a password.';

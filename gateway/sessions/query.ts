@@ -1,5 +1,5 @@
 import { ServiceError } from '../../lib/errors/index.js';
-import { SESSION_STATUSES, notFound, type SessionStatus } from '../../lib/store/sessions.js';
+import { SESSION_STATUSES, notFound, type SessionStatus } from '../../lib/store/sessions/index.js';
 import { rejectUnknownParameters } from '../query-parameters.js';
 import { requestLogIdFrom } from '../request-log/record-id.js';
 

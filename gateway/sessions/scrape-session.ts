@@ -15,7 +15,7 @@ import {
   toWireState,
   type SessionContext,
   type SessionRecord,
-} from '../../lib/store/sessions.js';
+} from '../../lib/store/sessions/index.js';
 import { sessionIdFrom } from './query.js';
 
 /** Added to the scrape budget: a lease outlives the scrape it covers, but a crashed gateway's lease still runs out. */

@@ -1,4 +1,4 @@
-import { actionsNeedScreenshot, type ActionStep } from '../browser/actions.js';
+import { actionsNeedScreenshot, type ActionStep } from './actions-schema.js';
 import { ServiceError } from '../errors/index.js';
 import { ENGINE_NAMES, type EngineName } from '../protocol/engines.js';
 import { MICRO_PER_CREDIT } from './prices.js';

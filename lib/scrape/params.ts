@@ -1,5 +1,5 @@
-import { ActionsSchema } from '../browser/actions.js';
-import { NetworkCaptureSchema } from '../browser/network-capture.js';
+import { ActionsSchema } from './actions-schema.js';
+import { NetworkCaptureSchema } from './network-capture-schema.js';
 import { checkProxyUrl, checkTargetUrl, type EgressPolicy } from '../egress/policy.js';
 import { ServiceError } from '../errors/index.js';
 import { validateExtractRules } from '../extract/rules.js';

@@ -1,7 +1,7 @@
-import { ServiceError } from '../errors/index.js';
-import type { EngineName } from '../protocol/index.js';
-import type { Db, Queryable } from './db.js';
-import { storedContext, type SessionContext } from './sessions/context.js';
+import { ServiceError } from '../../errors/index.js';
+import type { EngineName } from '../../protocol/index.js';
+import type { Db, Queryable } from '../db.js';
+import { storedContext, type SessionContext } from './context.js';
 import {
   activeLease,
   assertActive,
@@ -12,10 +12,10 @@ import {
   type SessionProxyIntent,
   type SessionRecord,
   type SessionStatus,
-} from './sessions/record.js';
+} from './record.js';
 
-export * from './sessions/context.js';
-export * from './sessions/record.js';
+export * from './context.js';
+export * from './record.js';
 
 /** docs/api-reference.md "Limits": live (not released, not expired) sessions per organization. */
 export const MAX_LIVE_SESSIONS = 100;
