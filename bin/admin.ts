@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../lib/config.js';
-import type { KeyEnvironment } from '../lib/ids.js';
+import type { KeyEnvironment } from '../lib/apikeys.js';
 import {
   DEFAULT_SCOPES,
   SCOPES,

@@ -18,7 +18,7 @@ import { startDashboard, type MountedRouter } from '../dashboard/server.js';
 import { dashboardSecretBox } from '../dashboard/secret-key.js';
 import { adoptDefaultKey, setupLink } from '../dashboard/setup.js';
 import { startWorkers } from '../worker/main.js';
-import { MICRO_PER_CREDIT } from '../lib/protocol/index.js';
+import { MICRO_PER_CREDIT } from '../lib/scrape/prices.js';
 
 export type Role = { gateway: boolean; engines: EngineName[] };
 

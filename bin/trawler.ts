@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../lib/config.js';
-import { ENGINE_NAMES, type EngineName } from '../lib/protocol/index.js';
+import { DEPLOYABLE_ENGINES, ENGINE_NAMES, type EngineName } from '../lib/protocol/index.js';
 import { StoreLockedError } from '../lib/store/data-dir-lock.js';
 import { isClientCommand } from './client-commands.js';
 
@@ -9,12 +9,11 @@ import { isClientCommand } from './client-commands.js';
 const serverModules = async () => ({ ...(await import('../worker/engines.js')), ...(await import('./admin.js')), ...(await import('./serve.js')) });
 
 const usage = async () => {
-  const { RUNNABLE_ENGINES } = await import('../worker/engines.js');
   return `usage: trawler <command>
 
   all                          gateway and engine workers in one process (the default of npm start)
   gateway                      the HTTP gateway only (engines join over NATS_URL)
-  worker --engine <name>       one engine pool member (${RUNNABLE_ENGINES.join(', ')}); needs NATS_URL
+  worker --engine <name>       one engine pool member (${DEPLOYABLE_ENGINES.join(', ')}); needs NATS_URL
   migrate                      apply database migrations and exit
   keys create --project <id> [--env live|test] [--scopes scrape,batch,...] [--name N] [--expires <date-time>]
   keys list [--org <id>]
@@ -68,13 +67,12 @@ async function main(argv: string[]): Promise<void> {
 }
 
 async function workerEngine(args: string[], config: Config): Promise<EngineName> {
-  const { RUNNABLE_ENGINES } = await import('../worker/engines.js');
   const { values } = parseArgs({ args, options: { engine: { type: 'string' } }, strict: true });
   const engine = values.engine?.toLowerCase();
   if (!engine || !(ENGINE_NAMES as readonly string[]).includes(engine)) {
-    throw new UsageError(`--engine must be one of ${RUNNABLE_ENGINES.join(', ')}`);
+    throw new UsageError(`--engine must be one of ${DEPLOYABLE_ENGINES.join(', ')}`);
   }
-  if (!(RUNNABLE_ENGINES as readonly string[]).includes(engine)) throw new UsageError(`engine ${engine} is not deployable in this build`);
+  if (!(DEPLOYABLE_ENGINES as readonly string[]).includes(engine)) throw new UsageError(`engine ${engine} is not deployable in this build`);
   if (!config.NATS_URL) throw new UsageError('a worker on its own needs NATS_URL (use "trawler all" for one process)');
   return engine as EngineName;
 }

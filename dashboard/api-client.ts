@@ -1,4 +1,4 @@
-import type { KeyEnvironment } from '../lib/ids.js';
+import type { KeyEnvironment } from '../lib/apikeys.js';
 import { ServiceError, isErrorCode } from '../lib/errors/index.js';
 import type { Db } from '../lib/store/db.js';
 import { createInternalKey } from '../lib/store/dashboard/keys.js';

@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ServiceError } from '../lib/errors/index.js';
 import type { GatewayContext } from './context.js';
+import './request-state.js';
 import { sendProblem, logUnexpected } from './http-errors.js';
 import { authenticate } from './middleware/auth.js';
 import { rateLimit } from './middleware/rate-limit.js';
@@ -15,6 +16,7 @@ import { scrapeRoutes } from './routes/scrape.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { usageRoutes } from './routes/usage.js';
 import { batchRoutes } from './routes/batch.js';
+import { referenceRoutes, REFERENCE_PATH } from './routes/reference.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
 export const BROWSER_PATH = '/v1/browser';
@@ -29,6 +31,8 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.use(httpFraming());
   app.use(observe(context));
   app.use(healthRoutes(context, state));
+  // Public like the probes: the API's own description (docs/api-reference.md).
+  app.use(referenceRoutes(context));
   app.use('/v1', authenticate(context.keys, BROWSER_PATH), recordRequests(context), rateLimit(context), urlInput());
   app.use(scrapeRoutes(context));
   app.use(fleetRoutes(context));
@@ -41,7 +45,7 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
     next(new ServiceError('ERR::REQUEST::NOT_FOUND', `No route ${req.method} ${req.path}`));
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    logUnexpected((res.locals.logger as GatewayContext['logger']) ?? context.logger, error);
+    logUnexpected(res.locals.logger ?? context.logger, error);
     if (res.headersSent) {
       res.destroy();
       return;
@@ -70,19 +74,20 @@ function observe(context: GatewayContext) {
       const route = routeLabel(req);
       context.metrics.requests.inc({ route, method: req.method, status: String(res.statusCode) });
       context.metrics.duration.observe({ route }, (Date.now() - started) / 1000);
-      const logger = (res.locals.logger as GatewayContext['logger']) ?? context.logger;
+      const logger = res.locals.logger ?? context.logger;
       logger.info({ method: req.method, route, status: res.statusCode, ms: Date.now() - started }, 'request');
     });
     next();
   };
 }
 
-const KNOWN_ROUTES = ['/healthz', '/readyz', '/v1/scrape', '/v1/workers', '/v1/browser', '/v1/requests', '/v1/usage', '/v1/usage/summary', '/v1/usage/reconciliation', '/v1/batch', '/v1/webhooks'];
+const KNOWN_ROUTES = ['/healthz', '/readyz', '/v1/scrape', '/v1/workers', '/v1/browser', '/v1/requests', '/v1/usage', '/v1/usage/summary', '/v1/usage/reconciliation', '/v1/batch', '/v1/webhooks', '/v1/openapi.json'];
 
 /** Bounded metric labels: a known route template, never a raw path with ids in it. */
 function routeLabel(req: Request): string {
   if (KNOWN_ROUTES.includes(req.path)) return req.path;
   if (req.path.startsWith('/v1/requests/')) return '/v1/requests/{id}';
+  if (req.path.startsWith(REFERENCE_PATH)) return `${REFERENCE_PATH}/…`;
   if (req.path === '/v1/sessions') return req.path;
   if (req.path.startsWith('/v1/sessions/')) return '/v1/sessions/{id}/…';
   if (req.path === '/v1/batch') return req.path;

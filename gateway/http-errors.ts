@@ -10,7 +10,7 @@ export interface ProblemOptions {
 /** Sends any error as application/problem+json; the status comes from the catalogue only. */
 export function sendProblem(req: Request, res: Response, error: unknown, options: ProblemOptions): void {
   const serviceError: ServiceError = toServiceError(error);
-  const requestId = res.locals.requestId as string | undefined;
+  const requestId: string | undefined = res.locals.requestId;
   const entry = entryFor(serviceError, options.browserRoute);
   const body = problemBody(serviceError, {
     docsUrl: options.docsUrl,
@@ -18,8 +18,7 @@ export function sendProblem(req: Request, res: Response, error: unknown, options
     instance: req.originalUrl.split('?')[0],
     browserRoute: options.browserRoute,
   });
-  res.locals.problemCode = serviceError.code;
-  res.locals.problemDetail = serviceError.detail;
+  res.locals.problem = { code: serviceError.code, detail: serviceError.detail };
   for (const [name, value] of Object.entries(serviceError.headers)) res.setHeader(name, value);
   if (serviceError.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(serviceError.retryAfterSeconds));
   if (!res.hasHeader('X-Credits-Charged')) res.setHeader('X-Credits-Charged', '0');

@@ -11,7 +11,7 @@ import { startRequestLogPurge } from './request-log/purge.js';
 import { startBatchDispatcher, type DispatcherHooks } from './batch/dispatcher.js';
 import { startWebhookDeliverer } from './webhooks/deliverer.js';
 import { purgeCache } from './scrape/cache.js';
-import { purgeExpiredContexts } from '../lib/store/sessions.js';
+import { purgeExpiredContexts } from '../lib/store/sessions/index.js';
 import { KeyResolver } from './auth/key-resolver.js';
 import type { GatewayContext } from './context.js';
 import { createLimits, type GatewayLimits } from './limits/limits.js';

@@ -7,8 +7,7 @@ import {
   type KubeConfig,
   type V1Deployment,
 } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, SCRAPE_ENGINE_PLURAL, WORKER_POOL_PLURAL } from './api-types.js';
-import { readStoredObject, type ScrapeEngineStatus, type StoredObject, type WorkerPoolStatus } from './resources.js';
+import { API_GROUP, API_VERSION, readStoredObject, SCRAPE_ENGINE_PLURAL, type ScrapeEngineStatus, type StoredObject, WORKER_POOL_PLURAL, type WorkerPoolStatus } from './resources.js';
 
 /** The API server refused a write because the object changed since it was read (HTTP 409). */
 export class ConflictError extends Error {

@@ -1,14 +1,5 @@
-import type { ConditionType, Reason } from './api-types.js';
+import type { Condition, ConditionType, Reason } from './resources.js';
 
-/** metav1.Condition, as in kubebuilder's scaffold. */
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
 
 export interface ConditionInput {
   type: ConditionType;

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { V1Container, V1Deployment, V1PodSpec, V1ResourceRequirements, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { RENDER_ENGINES } from '../lib/protocol/index.js';
-import { GROUP_VERSION, LABEL, MANAGED_BY, TEMPLATE_HASH_ANNOTATION, WORKER_POOL_KIND } from './api-types.js';
+import { GROUP_VERSION, LABEL, MANAGED_BY, type ScrapeEngineResource, TEMPLATE_HASH_ANNOTATION, WORKER_POOL_KIND, type WorkerPoolResource } from './resources.js';
 import { stableStringify } from './conditions.js';
-import type { ScrapeEngineResource, WorkerPoolResource } from './resources.js';
 import { workerEnv, type WorkerEnvDefaults } from './worker-env.js';
 
 export interface DeploymentDefaults extends WorkerEnvDefaults {

@@ -1,9 +1,5 @@
-import type { EngineName } from '../lib/protocol/index.js';
-import { REASON, type Reason } from './api-types.js';
-import { parseSpec, ScrapeEngineSpecSchema, type ScrapeEngineResource, type StoredObject } from './resources.js';
-
-/** Engines this build can run as worker Deployments; camoufox is a known name but not deployable yet. */
-export const DEPLOYABLE_ENGINES: readonly EngineName[] = ['fetch', 'obscura', 'chromium'];
+import { DEPLOYABLE_ENGINES } from '../lib/protocol/index.js';
+import { parseSpec, type Reason, REASON, type ScrapeEngineResource, ScrapeEngineSpecSchema, type StoredObject } from './resources.js';
 
 export type EngineCheck =
   | { ok: true; engine: ScrapeEngineResource }

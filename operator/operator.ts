@@ -1,7 +1,7 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../lib/log.js';
-import { objectKey, parseObjectKey, SCRAPE_ENGINE_KIND, WORKER_POOL_KIND } from './api-types.js';
+import { objectKey, parseObjectKey, SCRAPE_ENGINE_KIND, WORKER_POOL_KIND } from './resources.js';
 import { createCluster } from './cluster.js';
 import type { DeploymentDefaults } from './desired-deployment.js';
 import { createOperatorMetrics, registerPoolReplicaGauges } from './metrics.js';

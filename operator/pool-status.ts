@@ -1,7 +1,6 @@
 import type { V1Deployment } from '@kubernetes/client-node';
-import { CONDITION, REASON, type Reason } from './api-types.js';
+import { CONDITION, type Reason, REASON, type StoredObject, type WorkerPoolStatus } from './resources.js';
 import { nextConditions, type ConditionInput } from './conditions.js';
-import type { StoredObject, WorkerPoolStatus } from './resources.js';
 
 /** Why a WorkerPool cannot be deployed as asked; shown as Degraded=True. */
 export interface PoolProblem {

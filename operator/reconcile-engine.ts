@@ -1,8 +1,7 @@
-import { CONDITION, REASON } from './api-types.js';
+import { CONDITION, REASON, type ScrapeEngineStatus } from './resources.js';
 import { nextConditions, type ConditionInput } from './conditions.js';
 import { checkEngine } from './engine-validation.js';
 import type { ReconcileContext } from './reconcile-context.js';
-import type { ScrapeEngineStatus } from './resources.js';
 import { statusUpToDate } from './status-write.js';
 
 /**

@@ -1,10 +1,9 @@
 import type { V1Deployment } from '@kubernetes/client-node';
-import { LABEL, REASON, TEMPLATE_HASH_ANNOTATION } from './api-types.js';
+import { LABEL, parseSpec, REASON, type StoredObject, TEMPLATE_HASH_ANNOTATION, type WorkerPoolResource, WorkerPoolSpecSchema } from './resources.js';
 import { desiredDeployment, selectorLabels } from './desired-deployment.js';
 import { checkEngine } from './engine-validation.js';
 import { poolStatus, type PoolObservation, type PoolProblem } from './pool-status.js';
 import type { ReconcileContext } from './reconcile-context.js';
-import { parseSpec, WorkerPoolSpecSchema, type StoredObject, type WorkerPoolResource } from './resources.js';
 import { statusUpToDate } from './status-write.js';
 
 /** A pool's name is a label value on its Deployment and pods. */

@@ -8,7 +8,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { API_GROUP, API_VERSION, MANAGED_SELECTOR, SCRAPE_ENGINE_PLURAL, WORKER_POOL_PLURAL } from './api-types.js';
+import { API_GROUP, API_VERSION, MANAGED_SELECTOR, SCRAPE_ENGINE_PLURAL, WORKER_POOL_PLURAL } from './resources.js';
 
 export type WatchedResource = 'scrapeengines' | 'workerpools' | 'deployments';
 export type WatchEventType = 'add' | 'update' | 'delete';

@@ -1,13 +1,10 @@
 import type { Config } from '../lib/config.js';
 import type { EgressPolicy } from '../lib/egress/policy.js';
-import type { EngineName } from '../lib/protocol/index.js';
+import { DEPLOYABLE_ENGINES, type EngineName } from '../lib/protocol/index.js';
 import { BrowserEngine, findBrowserBinary } from './browser/render-engine.js';
 import type { EgressGuard } from './egress/guard.js';
 import type { Engine } from './engine.js';
 import { FetchEngine } from './fetch/fetch-engine.js';
-
-/** Engines this build can run; camoufox is not deployed (DESIGN.md decision 4). */
-export const RUNNABLE_ENGINES: readonly EngineName[] = ['fetch', 'obscura', 'chromium'];
 
 export interface EngineDeps {
   config: Config;
@@ -48,10 +45,10 @@ export function createEngine(engine: EngineName, deps: EngineDeps): Engine {
 export function embeddedEngines(config: Config): EngineName[] {
   if (config.EMBEDDED_ENGINES.trim() !== 'auto') {
     return config.EMBEDDED_ENGINES.split(',').map((e) => e.trim()).filter((e): e is EngineName =>
-      (RUNNABLE_ENGINES as readonly string[]).includes(e),
+      (DEPLOYABLE_ENGINES as readonly string[]).includes(e),
     );
   }
-  return RUNNABLE_ENGINES.filter((engine) => canRun(engine, config));
+  return DEPLOYABLE_ENGINES.filter((engine) => canRun(engine, config));
 }
 
 function envFor(config: Config): NodeJS.ProcessEnv {

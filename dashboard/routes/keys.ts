@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { ServiceError } from '../../lib/errors/index.js';
-import { KEY_ENVIRONMENTS } from '../../lib/ids.js';
+import { KEY_ENVIRONMENTS } from '../../lib/apikeys.js';
 import { SCOPES, DEFAULT_SCOPES, createApiKey } from '../../lib/store/accounts.js';
 import { countReveal, defaultKeyOf, findOrganizationKey, listOrganizationKeys, revokeOrganizationKey } from '../../lib/store/dashboard/keys.js';
 import { findProject, listProjects } from '../../lib/store/dashboard/projects.js';

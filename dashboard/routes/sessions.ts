@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { findProject } from '../../lib/store/dashboard/projects.js';
-import { SESSION_STATUSES, findSession, listSessions, releaseSession, sessionStatus, type SessionRecord } from '../../lib/store/sessions.js';
+import { SESSION_STATUSES, findSession, listSessions, releaseSession, sessionStatus, type SessionRecord } from '../../lib/store/sessions/index.js';
 import type { DashboardContext } from '../context.js';
 import { membershipOf, notFound, parseInput } from '../org-access.js';
 

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { KEY_ENVIRONMENTS } from '../../lib/ids.js';
-import { MICRO_PER_CREDIT } from '../../lib/protocol/index.js';
+import { KEY_ENVIRONMENTS } from '../../lib/apikeys.js';
+import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
 import { periodUsage } from '../../lib/store/credits.js';
 import { usageSummary } from '../../lib/store/usage.js';
 import type { DashboardContext } from '../context.js';

@@ -1,4 +1,4 @@
-import type { KeyEnvironment } from '../../lib/ids.js';
+import type { KeyEnvironment } from '../../lib/apikeys.js';
 import type { CreditAccount } from '../../lib/store/credits.js';
 import type { Principal } from './key-resolver.js';
 

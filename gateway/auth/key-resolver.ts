@@ -1,4 +1,4 @@
-import { API_KEY_PATTERN, hashApiKey } from '../../lib/ids.js';
+import { API_KEY_PATTERN, hashApiKey } from '../../lib/apikeys.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { Queryable } from '../../lib/store/db.js';
 import { findKeyBySecret, type KeyLookup } from '../../lib/store/accounts.js';

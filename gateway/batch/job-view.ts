@@ -1,9 +1,9 @@
-import { MICRO_PER_CREDIT } from '../../lib/protocol/index.js';
+import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
 import type { Queryable } from '../../lib/store/db.js';
 import { emptyProgress, progressOf, type Progress } from '../../lib/store/batch/items.js';
 import type { JobRow } from '../../lib/store/batch/jobs.js';
 
-/** SPEC.md "Batch job": required fields always; optional ones only when they have a value. */
+/** The batch job object (`BatchJob` in the API reference): required fields always; optional ones only when they have a value. */
 export function jobObject(job: JobRow, progress: Progress, warnings: string[] = []): Record<string, unknown> {
   const completed = progress.succeeded + progress.failed + progress.cancelled + progress.skipped;
   const out: Record<string, unknown> = { id: job.id, project_id: job.project_id };

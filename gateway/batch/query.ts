@@ -4,10 +4,14 @@ import { isInstantInRange } from '../../lib/validation/dates.js';
 import { FINISHED_ITEM_STATUSES, type FinishedItemStatus } from '../../lib/store/batch/items.js';
 import { JOB_STATUSES, type JobStatus } from '../../lib/store/batch/jobs.js';
 import { requestLogIdFrom } from '../request-log/record-id.js';
-import { rejectUnknownParameters } from '../request-log/list-query.js';
+import { rejectUnknownParameters } from '../query-parameters.js';
 import { decodeCursor } from './results.js';
 
 type QueryValue = string | string[] | undefined;
+
+/** Query parameters of the batch list and results pages (the API reference lists the same names). */
+export const JOB_LIST_PARAMETERS = ['limit', 'status', 'cursor'] as const;
+export const RESULTS_PARAMETERS = ['limit', 'status', 'cursor'] as const;
 
 function invalid(name: string, detail: string): ServiceError {
   return new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `${name}: ${detail}`);
@@ -40,7 +44,7 @@ export interface JobListQuery {
 }
 
 export function parseJobListQuery(query: Record<string, unknown>): JobListQuery {
-  rejectUnknownParameters(query, ['limit', 'status', 'cursor']);
+  rejectUnknownParameters(query, JOB_LIST_PARAMETERS);
   const result: JobListQuery = { limit: boundedInteger(single(query, 'limit'), 'limit', 1, 200, 50) };
   const status = single(query, 'status')?.toLowerCase();
   if (status !== undefined) {
@@ -76,7 +80,7 @@ export interface ResultsQuery {
 }
 
 export function parseResultsQuery(query: Record<string, unknown>): ResultsQuery {
-  rejectUnknownParameters(query, ['limit', 'status', 'cursor']);
+  rejectUnknownParameters(query, RESULTS_PARAMETERS);
   const limitRaw = single(query, 'limit');
   const statusRaw = single(query, 'status');
   const result: ResultsQuery = { limit: boundedInteger(limitRaw, 'limit', 1, 5000, 500), afterSeq: -1, sent: {} };

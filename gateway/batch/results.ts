@@ -51,7 +51,7 @@ export async function resultsPage(db: Queryable, job: JobRow, query: { afterSeq:
   return { ndjson: lines.join(''), nextCursor: more && last ? encodeCursor(Number(last.seq)) : null };
 }
 
-/** SPEC.md "Result line", fields in its order; optional ones only when they have a value. */
+/** One result line (docs/batch.md), fields in its order; optional ones only when they have a value. */
 function resultLine(item: ItemRow, terminal: boolean, prefix: Buffer | undefined): Record<string, unknown> {
   const line: Record<string, unknown> = { seq: Number(item.seq) };
   if (item.external_id !== null) line.external_id = item.external_id;

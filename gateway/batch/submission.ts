@@ -20,8 +20,8 @@ const NAME_MAX_CHARS = 256;
 const EXTERNAL_ID_MAX_CHARS = 1024;
 const WEBHOOK_ID_MAX_CHARS = 64;
 
-/** Batch body fields that are not scrape parameters (SPEC.md "POST /v1/batch"). */
-const RunControlsSchema = z.strictObject({
+/** Batch body fields that are not scrape parameters (`BatchSubmission` in the API reference; docs/batch.md). */
+export const RunControlsSchema = z.strictObject({
   name: storableString().max(NAME_MAX_CHARS).nullish(),
   urls: z.array(z.unknown()).nullish(),
   items: z.array(z.unknown()).nullish(),
@@ -36,7 +36,7 @@ const RunControlsSchema = z.strictObject({
 type RunControls = z.infer<typeof RunControlsSchema>;
 const RUN_CONTROL_NAMES = new Set(Object.keys(RunControlsSchema.shape));
 
-const ItemSchema = z.looseObject({
+export const ItemSchema = z.looseObject({
   url: z.string({ error: 'must be a string' }),
   external_id: storableString().max(EXTERNAL_ID_MAX_CHARS).nullish(),
 });

@@ -6,7 +6,7 @@ export interface RateDecision {
 }
 
 /**
- * Token bucket per API key (SPEC.md Limits): refills `rate` tokens per second up to a burst of
+ * Token bucket per API key (docs/api-reference.md "Limits"): refills `rate` tokens per second up to a burst of
  * `BURST_SECONDS * rate`; one token per request, cache hits included. Refuses with RATE_LIMITED.
  */
 export interface RateLimiter {

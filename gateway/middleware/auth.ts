@@ -1,12 +1,12 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ServiceError } from '../../lib/errors/index.js';
-import { QUERY_KEY_PARAMETERS } from '../../lib/ids.js';
+import { QUERY_KEY_PARAMETERS } from '../../lib/apikeys.js';
 import type { Scope } from '../../lib/store/accounts.js';
 import type { KeyResolver, Principal } from '../auth/key-resolver.js';
 
 /**
  * Authenticates every /v1 request from the Authorization header. Query-string keys are ignored,
- * except on `queryKeyPath` (`/v1/browser`, SPEC.md Authentication 2).
+ * except on `queryKeyPath` (`/v1/browser`; docs/api-reference.md "Authentication" 2).
  */
 export function authenticate(resolver: KeyResolver, queryKeyPath: string) {
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -25,7 +25,9 @@ export function authenticate(resolver: KeyResolver, queryKeyPath: string) {
 }
 
 export function principalOf(res: Response): Principal {
-  return res.locals.principal as Principal;
+  const principal = res.locals.principal;
+  if (!principal) throw new Error('no principal: the route is not behind authenticate()');
+  return principal;
 }
 
 export function requireScope(principal: Principal, scope: Scope): void {

@@ -1,12 +1,12 @@
 import { ServiceError } from '../../lib/errors/index.js';
-import { isQueryKeyParameter } from '../../lib/ids.js';
 import { DATE_RANGE_MESSAGE, isInstantInRange, utcDate } from '../../lib/validation/dates.js';
+import { rejectUnknownParameters } from '../query-parameters.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
-/** Query parameters of GET /v1/requests. SPEC.md says query-string keys are ignored, so they are not unknown. */
-const LIST_PARAMETERS = ['all_projects', 'limit', 'status', 'only_errors', 'before', 'before_id'];
+/** Query parameters of GET /v1/requests. Query-string keys are ignored, so they are not unknown (docs/api-reference.md "Authentication"). */
+export const REQUEST_LOG_LIST_PARAMETERS = ['all_projects', 'limit', 'status', 'only_errors', 'before', 'before_id'] as const;
 
 export interface RequestLogListQuery {
   allProjects: boolean;
@@ -20,11 +20,11 @@ export interface RequestLogListQuery {
 type QueryValue = string | string[] | undefined;
 
 /**
- * Reads the list query the way SPEC.md "Request log" describes. An empty value counts as not sent.
+ * Reads the list query the way docs/request-log.md describes. An empty value counts as not sent.
  * A repeated parameter is judged by that parameter's own rule (not a number, not a known status...).
  */
 export function parseListQuery(query: Record<string, unknown>): RequestLogListQuery {
-  rejectUnknownParameters(query, LIST_PARAMETERS);
+  rejectUnknownParameters(query, REQUEST_LOG_LIST_PARAMETERS);
   const value = (name: string): QueryValue => {
     const raw = query[name] as QueryValue;
     return raw === '' ? undefined : raw;
@@ -43,14 +43,6 @@ export function parseListQuery(query: Record<string, unknown>): RequestLogListQu
   // before_id alone does not bound the page; before alone bounds it inclusively.
   if (before !== undefined) result.before = { at: parseTimestamp(before), id: beforeId ?? null };
   return result;
-}
-
-export function rejectUnknownParameters(query: Record<string, unknown>, known: string[]): void {
-  for (const name of Object.keys(query)) {
-    if (!known.includes(name) && !isQueryKeyParameter(name)) {
-      throw invalid(name, 'is not a parameter of this route');
-    }
-  }
 }
 
 function parseAllProjects(raw: QueryValue): boolean {

@@ -4,7 +4,8 @@ import { getRequestLog, listRequestLog } from '../../lib/store/request-log.js';
 import type { GatewayContext } from '../context.js';
 import { principalOf, requireScope } from '../middleware/auth.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
-import { parseListQuery, rejectUnknownParameters } from '../request-log/list-query.js';
+import { parseListQuery } from '../request-log/list-query.js';
+import { rejectUnknownParameters } from '../query-parameters.js';
 import { requestLogIdFrom } from '../request-log/record-id.js';
 
 /**

@@ -1,8 +1,7 @@
 import { Router, type Request, type Response } from 'express';
-import { problemBody, toServiceError, type ServiceError } from '../../lib/errors/index.js';
+import { toServiceError, type ServiceError } from '../../lib/errors/index.js';
 import { parseScrapeBody, parseScrapeQuery, type ProjectDefaults } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
-import { insertRequestLog } from '../../lib/store/request-log.js';
 import type { GatewayContext } from '../context.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { principalOf, scope } from '../middleware/auth.js';
@@ -55,10 +54,10 @@ async function handleScrape(context: GatewayContext, read: ReadParams, req: Requ
     try {
       params = read(req, res, principal.project.defaults as ProjectDefaults);
       success = await performScrape(context, {
-        requestId: res.locals.requestId as string,
+        requestId: res.locals.requestId,
         principal,
         params,
-        receivedAt: res.locals.receivedAt as number,
+        receivedAt: res.locals.receivedAt,
       });
     } finally {
       slot.release();
@@ -68,23 +67,20 @@ async function handleScrape(context: GatewayContext, read: ReadParams, req: Requ
     if (error instanceof ScrapeFailed) record = error.record;
     failure = toServiceError(error instanceof ScrapeFailed ? error.error : error);
   }
-  const entry = scrapeLogEntry({
-    requestId: res.locals.requestId as string,
-    receivedAt: res.locals.receivedAt as number,
+  // Written by the one request-log writer as the answer ends (request-log/record-requests.ts), which counts bytes_out.
+  res.locals.requestLogEntry = scrapeLogEntry({
+    requestId: res.locals.requestId,
+    receivedAt: res.locals.receivedAt,
     projectId: principal.project.id,
     params,
     rawUrl: rawUrlOf(req, res),
     record,
     success,
     error: failure,
-    bytesIn: (res.locals.bytesIn as number | undefined) ?? 0,
-    bytesOut: body?.length ?? (failure ? problemSize(context, req, res, failure) : 0),
+    bytesIn: res.locals.bytesIn ?? 0,
+    bytesOut: body?.length ?? 0,
     clientGone,
   });
-  res.locals.requestLogged = true;
-  await insertRequestLog(context.db, entry, principal.organization.id).catch((error: unknown) =>
-    (res.locals.logger as GatewayContext['logger']).error({ err: error }, 'request log write failed'),
-  );
   if (failure) throw failure;
   res.end(body);
 }
@@ -94,15 +90,10 @@ function parseOptions(context: GatewayContext, projectDefaults: ProjectDefaults)
 }
 
 function rawUrlOf(req: Request, res: Response): string | null {
-  const candidate = req.method === 'GET' ? req.query.url : (res.locals.body as { url?: unknown } | undefined)?.url;
+  const candidate = req.method === 'GET' ? req.query.url : bodyUrl(res.locals.body);
   return typeof candidate === 'string' ? candidate.slice(0, 8192) : null;
 }
 
-function problemSize(context: GatewayContext, req: Request, res: Response, error: ServiceError): number {
-  const body = problemBody(error, {
-    docsUrl: context.config.DOCS_URL,
-    requestId: res.locals.requestId as string,
-    instance: req.originalUrl.split('?')[0],
-  });
-  return Buffer.byteLength(JSON.stringify(body));
+function bodyUrl(body: unknown): unknown {
+  return typeof body === 'object' && body !== null ? (body as { url?: unknown }).url : undefined;
 }

@@ -9,12 +9,12 @@ import {
   notFound,
   purgeExpiredContexts,
   releaseSession,
-} from '../../lib/store/sessions.js';
+} from '../../lib/store/sessions/index.js';
 import type { GatewayContext } from '../context.js';
 import { principalOf, scope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
-import { rejectUnknownParameters } from '../request-log/list-query.js';
+import { rejectUnknownParameters } from '../query-parameters.js';
 import { deploymentFor } from '../scrape/deployment.js';
 import { planSession } from '../sessions/create-body.js';
 import { rejectBody } from '../sessions/no-body.js';
@@ -23,7 +23,7 @@ import { cursorAfter, parseForce, parseSessionList, sessionIdFrom } from '../ses
 
 type Query = Record<string, unknown>;
 
-/** Every /v1/sessions route (scope `sessions`); see docs/sessions.md for what SPEC.md leaves open. */
+/** Every /v1/sessions route (scope `sessions`); decisions in docs/sessions.md. */
 export function sessionRoutes(context: GatewayContext): Router {
   const router = Router();
   const { db } = context;

@@ -1,8 +1,8 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { ServiceError } from '../../lib/errors/index.js';
-import { isQueryKeyParameter } from '../../lib/ids.js';
-import { MICRO_PER_CREDIT } from '../../lib/protocol/index.js';
+import { isQueryKeyParameter } from '../../lib/apikeys.js';
+import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
 import { allowancePeriod, isoDate } from '../../lib/store/allowance-period.js';
 import { dateTimeParameter } from '../../lib/validation/dates.js';
 import { periodUsage } from '../../lib/store/credits.js';
@@ -16,8 +16,8 @@ const MAX_SUMMARY_DAYS = 366;
 const dateTime = dateTimeParameter();
 const environment = z.enum(['live', 'test']).default('live');
 
-const UsageQuery = z.strictObject({ environment, at: dateTime.optional() });
-const SummaryQuery = z.strictObject({
+export const UsageQuery = z.strictObject({ environment, at: dateTime.optional() });
+export const SummaryQuery = z.strictObject({
   environment,
   from: dateTime.optional(),
   to: dateTime.optional(),
@@ -123,7 +123,7 @@ export function usageRoutes(context: GatewayContext): Router {
   return router;
 }
 
-/** Query-string keys are ignored here as on every route but /v1/browser (SPEC.md Authentication 2). */
+/** Query-string keys are ignored here as on every route but /v1/browser (docs/api-reference.md "Authentication" 2). */
 function parse<T extends z.ZodType>(schema: T, req: Request): z.output<T> {
   const query = Object.fromEntries(Object.entries(req.query as Record<string, unknown>).filter(([name]) => !isQueryKeyParameter(name)));
   const result = schema.safeParse(query);

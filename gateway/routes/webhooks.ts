@@ -12,7 +12,7 @@ import { methodNotAllowed } from '../middleware/method-not-allowed.js';
 import { noQuery } from '../batch/query.js';
 import { newWebhookSecret } from '../webhooks/signature.js';
 
-const CreateEndpointSchema = z.strictObject({
+export const CreateEndpointSchema = z.strictObject({
   url: storableString().min(1).max(2048),
   secret: storableString().min(16, 'must be at least 16 characters').max(256).nullish(),
 });

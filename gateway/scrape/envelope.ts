@@ -1,4 +1,5 @@
-import { MICRO_PER_CREDIT, type ScrapeSuccess } from '../../lib/protocol/index.js';
+import type { ScrapeSuccess } from '../../lib/protocol/index.js';
+import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
 import type { ScrapeRecord } from './scrape-loop.js';
 
 /**

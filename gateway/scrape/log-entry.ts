@@ -20,7 +20,7 @@ export interface ScrapeLogInput {
   clientGone: boolean;
 }
 
-/** One request log entry (SPEC.md "Request log entry") from what the scrape did. */
+/** One request log entry (`RequestLogEntry` in the API reference) from what the scrape did. */
 export function scrapeLogEntry(input: ScrapeLogInput): RequestLogEntry {
   const record = input.success ?? input.record;
   const results = record?.results ?? [];
@@ -82,7 +82,7 @@ function statusOf(input: ScrapeLogInput): RequestStatus {
   return status < 500 && status !== 410 ? 'rejected' : 'failed';
 }
 
-/** Which optional capabilities the request used (SPEC.md leaves `features` to us; docs/request-log.md). */
+/** Which optional capabilities the request used (docs/request-log.md). */
 function featuresOf(params: ScrapeParams, record: ScrapeRecord | null): Record<string, unknown> {
   return {
     method: params.method,

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { MICRO_PER_CREDIT } from '../../lib/protocol/index.js';
+import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { answerBody } from './envelope.js';
 import type { ScrapeSucceeded } from './scrape-service.js';
@@ -13,7 +13,7 @@ export function sendScrapeSuccess(res: Response, outcome: ScrapeSucceeded, param
   res.setHeader('Cache-State', outcome.cacheState);
   if (outcome.warnings.length > 0) res.setHeader('X-Warning', outcome.warnings);
   res.status(params.original_status ? result.target_status : 200);
-  const body = answerBody(result, outcome, res.locals.requestId as string);
+  const body = answerBody(result, outcome, res.locals.requestId);
   res.setHeader('Content-Type', body.contentType);
   return body.bytes;
 }

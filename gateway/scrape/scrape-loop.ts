@@ -4,7 +4,7 @@ import { engineCostMicro, isBillableStatus, checkMaxCost } from '../../lib/scrap
 import { planEngines, withoutClimb, type EnginePlan } from '../../lib/scrape/engine-selection.js';
 import { parameterWarnings } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
-import type { SessionRecord } from '../../lib/store/sessions.js';
+import type { SessionRecord } from '../../lib/store/sessions/index.js';
 import type { GatewayContext } from '../context.js';
 import { dispatchJob } from './dispatch.js';
 import { deploymentOf } from './deployment.js';

@@ -11,7 +11,7 @@ import {
   type DomainScore,
   type SessionContext,
   type SessionProxyIntent,
-} from '../../lib/store/sessions.js';
+} from '../../lib/store/sessions/index.js';
 
 export const DEFAULT_SESSION_TTL_SECONDS = 1800;
 export const MAX_DOMAIN_SCORES = 64;
@@ -36,7 +36,8 @@ const DomainScoreSchema = z.strictObject({
   retired: z.boolean().default(false),
 });
 
-const CreateSessionSchema = z.strictObject({
+/** The POST /v1/sessions body (also what the API reference describes). */
+export const CreateSessionSchema = z.strictObject({
   engine: EngineSchema.nullish(),
   ttl_seconds: z.number().int().nonnegative().nullish(),
   sticky_key: storableString().nullish(),
@@ -72,7 +73,7 @@ export interface SessionPlan {
 }
 
 /**
- * POST /v1/sessions body, every rule of SPEC.md's table: 400s first (shape, then flag combinations),
+ * POST /v1/sessions body, every rule of docs/sessions.md: 400s first (shape, then flag combinations),
  * then 413 for the context, then 503 for what this deployment cannot provide. Nothing is created
  * before all of them pass.
  */

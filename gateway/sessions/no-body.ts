@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { ServiceError } from '../../lib/errors/index.js';
 
 /**
- * For routes SPEC.md gives "No body" (release, delete): any body byte is 400 instead of being
+ * For routes that take no body (release, delete; the API reference): any body byte is 400 instead of being
  * ignored (cross-cutting rule 3), since a caller sending `{"force": true}` would otherwise lose it.
  */
 export function rejectBody(route: string) {

@@ -5,12 +5,12 @@ import {
   summariseContext,
   type ContextSummary,
   type SessionRecord,
-} from '../../lib/store/sessions.js';
+} from '../../lib/store/sessions/index.js';
 
 export const CONTEXT_WARNING =
   'This context holds live credentials (cookies, storage). It is destroyed when the session is released, deleted or expires; keep any copy as safely as a password.';
 
-/** SPEC.md "Session" object. Optional members are omitted, not null, when they do not apply. */
+/** The session object (`Session` in the API reference). Optional members are omitted, not null, when they do not apply. */
 export function sessionBody(session: SessionRecord, now: Date = new Date(), warnings: string[] = []): Record<string, unknown> {
   const status = sessionStatus(session, now);
   const lease = status === 'active' ? activeLease(session, now) : null;

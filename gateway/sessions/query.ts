@@ -1,17 +1,20 @@
 import { ServiceError } from '../../lib/errors/index.js';
-import { SESSION_STATUSES, notFound, type SessionStatus } from '../../lib/store/sessions.js';
-import { rejectUnknownParameters } from '../request-log/list-query.js';
+import { SESSION_STATUSES, notFound, type SessionStatus } from '../../lib/store/sessions/index.js';
+import { rejectUnknownParameters } from '../query-parameters.js';
 import { requestLogIdFrom } from '../request-log/record-id.js';
 
 export const DEFAULT_SESSION_PAGE = 50;
 export const MAX_SESSION_PAGE = 200;
+/** Query parameters each route accepts (the API reference lists the same names). */
+export const SESSION_LIST_PARAMETERS = ['limit', 'cursor', 'status'] as const;
+export const FORCE_PARAMETERS = ['force'] as const;
 const FORCE_VALUES: Record<string, boolean> = { true: true, t: true, '1': true, false: false, f: false, '0': false };
 
 function invalid(name: string, detail: string): ServiceError {
   return new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `${name}: ${detail}`);
 }
 
-/** The stored (ULID) id a path names; malformed ids get the same 404 as unknown ones (SPEC.md Endpoints). */
+/** The stored (ULID) id a path names; malformed ids get the same 404 as unknown ones (docs/sessions.md). */
 export function sessionIdFrom(raw: string): string {
   const id = raw.length >= 26 && raw.length <= 36 ? requestLogIdFrom(raw) : null;
   if (id === null) throw notFound(raw.slice(0, 64));
@@ -20,7 +23,7 @@ export function sessionIdFrom(raw: string): string {
 
 /** `force`: true, false, 1, 0, t, f in any case; absent means false; anything else is 400. */
 export function parseForce(query: Record<string, unknown>): boolean {
-  rejectUnknownParameters(query, ['force']);
+  rejectUnknownParameters(query, FORCE_PARAMETERS);
   const raw = query.force;
   if (raw === undefined) return false;
   const value = typeof raw === 'string' ? FORCE_VALUES[raw.toLowerCase()] : undefined;
@@ -36,7 +39,7 @@ export interface SessionListParameters {
 
 /** GET /v1/sessions: `limit` 1..200 (default 50), opaque `cursor`, optional `status` filter. */
 export function parseSessionList(query: Record<string, unknown>): SessionListParameters {
-  rejectUnknownParameters(query, ['limit', 'cursor', 'status']);
+  rejectUnknownParameters(query, SESSION_LIST_PARAMETERS);
   const result: SessionListParameters = { limit: DEFAULT_SESSION_PAGE };
   const { limit, cursor, status } = query;
   if (limit !== undefined) {

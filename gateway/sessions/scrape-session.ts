@@ -15,7 +15,7 @@ import {
   toWireState,
   type SessionContext,
   type SessionRecord,
-} from '../../lib/store/sessions.js';
+} from '../../lib/store/sessions/index.js';
 import { sessionIdFrom } from './query.js';
 
 /** Added to the scrape budget: a lease outlives the scrape it covers, but a crashed gateway's lease still runs out. */
@@ -29,7 +29,7 @@ export interface SessionCheckout {
   holder: string;
 }
 
-/** `session_id` checked before any work (SPEC.md): 404 unknown/malformed/other organization, 410 released or expired. */
+/** `session_id` checked before any work (docs/sessions.md): 404 unknown/malformed/other organization, 410 released or expired. */
 export async function findScrapeSession(db: Db, rawId: string, organizationId: string): Promise<SessionRecord> {
   const session = await findSession(db, sessionIdFrom(rawId), organizationId);
   if (!session) throw notFound(rawId.slice(0, 64));

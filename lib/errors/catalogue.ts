@@ -1,5 +1,5 @@
 /**
- * The one error catalogue (SPEC.md "Errors"): code, HTTP status, retryability and title.
+ * The one error catalogue (the API reference lists each route's codes): code, HTTP status, retryability and title.
  * Nothing else in the code base decides these three facts for a code.
  */
 export interface CatalogueEntry {
@@ -71,7 +71,7 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-/** `/v1/browser` is the one route where ENGINE::UNAVAILABLE is a permanent 501 (SPEC.md catalogue). */
+/** `/v1/browser` is the one route where ENGINE::UNAVAILABLE is a permanent 501 (docs/api-reference.md "Problem body"). */
 export const BROWSER_ROUTE_UNAVAILABLE: CatalogueEntry = {
   status: 501,
   retryable: false,

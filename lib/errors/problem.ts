@@ -2,7 +2,7 @@ import { BROWSER_ROUTE_UNAVAILABLE, ERROR_CATALOGUE, codeAnchor, type CatalogueE
 import type { Diagnostics } from './service-error.js';
 import { ServiceError } from './service-error.js';
 
-/** SPEC.md "Problem body (all errors)". */
+/** The problem+json body of every error (`Problem` in the API reference). */
 export interface ProblemBody {
   type: string;
   title: string;

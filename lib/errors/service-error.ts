@@ -23,7 +23,7 @@ export const RedactedProxySchema = z.object({
   country: z.string().nullable(),
 });
 
-/** SPEC.md problem body `diagnostics`. Never carries credentials or bodies. */
+/** The problem body's `diagnostics`. Never carries credentials or bodies. */
 export const DiagnosticsSchema = z.object({
   failed_at: z.string().optional(),
   timeline: z.array(TimelineStepSchema).optional(),

@@ -4,16 +4,8 @@ export const ENGINE_NAMES = ['fetch', 'obscura', 'chromium', 'camoufox'] as cons
 export const EngineNameSchema = z.enum(ENGINE_NAMES);
 export type EngineName = z.infer<typeof EngineNameSchema>;
 
-/** Engines that render with a browser (SPEC.md "Engines and prices"). */
+/** Engines this build can run (worker processes, operator Deployments); camoufox is a known name, not deployable yet. */
+export const DEPLOYABLE_ENGINES: readonly EngineName[] = ['fetch', 'obscura', 'chromium'];
+
+/** Engines that render with a browser. */
 export const RENDER_ENGINES: readonly EngineName[] = ['obscura', 'chromium', 'camoufox'];
-
-/** Price in whole credits per engine and exit class (SPEC.md "Engines and prices"). */
-export const ENGINE_PRICE_CREDITS: Record<EngineName, { datacenter: number; residential: number }> = {
-  fetch: { datacenter: 1, residential: 10 },
-  obscura: { datacenter: 3, residential: 25 },
-  chromium: { datacenter: 8, residential: 32 },
-  camoufox: { datacenter: 25, residential: 25 },
-};
-
-export const MICRO_PER_CREDIT = 1_000_000;
-export const AI_EXTRACT_CREDITS = 4;

@@ -1,9 +1,9 @@
 import { ServiceError } from '../errors/index.js';
-import { AI_EXTRACT_CREDITS, ENGINE_PRICE_CREDITS, MICRO_PER_CREDIT, type EngineName } from '../protocol/engines.js';
-import type { EnginePlan } from './engine-selection.js';
-import type { ScrapeParams } from './types.js';
+import { type EngineName } from '../protocol/engines.js';
+import { AI_EXTRACT_CREDITS, ENGINE_PRICE_CREDITS, MICRO_PER_CREDIT } from './prices.js';
+import type { EnginePlan, ScrapeParams } from './types.js';
 
-/** Statuses billed on success (SPEC.md "Billing rules" 1), before `allowed_status_codes`. */
+/** Statuses billed on success (docs/api-reference.md "Billing rules" 1), before `allowed_status_codes`. */
 export const BILLABLE_STATUSES: readonly number[] = [200, 404, 410];
 /** Cache lifetime when `cache_ttl` is omitted (docs/parameters.md). */
 export const DEFAULT_CACHE_TTL_SECONDS = 3600;

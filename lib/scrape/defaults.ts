@@ -1,7 +1,7 @@
 import type { ScrapeParams } from './types.js';
 
 /**
- * Every scrape parameter at its default: what an omitted field means (SPEC.md scrape table). A fresh
+ * Every scrape parameter at its default: what an omitted field means (docs/parameters.md). A fresh
  * object each call, so no caller can share (or change) another's arrays and maps.
  */
 export function defaultScrapeParams(): ScrapeParams {

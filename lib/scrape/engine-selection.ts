@@ -1,9 +1,13 @@
-import { actionsNeedScreenshot, type ActionStep } from '../browser/actions.js';
+import { actionsNeedScreenshot, type ActionStep } from './actions-schema.js';
 import { ServiceError } from '../errors/index.js';
-import { ENGINE_NAMES, MICRO_PER_CREDIT, type EngineName } from '../protocol/engines.js';
+import { ENGINE_NAMES, type EngineName } from '../protocol/engines.js';
+import { MICRO_PER_CREDIT } from './prices.js';
 import { engineCostMicro } from './cost.js';
 import { incompatible } from './issues.js';
-import type { ScrapeParams } from './types.js';
+import type { EnginePlan, ScrapeParams } from './types.js';
+
+// Callers read the plan's type where they get the plan.
+export type { EnginePlan } from './types.js';
 
 export interface Deployment {
   deployed: ReadonlySet<EngineName>;
@@ -12,12 +16,6 @@ export interface Deployment {
   aiModel: boolean;
 }
 
-export interface EnginePlan {
-  /** One rung unless mode=auto (['fetch', 'obscura'], or ['obscura'] when a browser-only flag is set). */
-  rungs: EngineName[];
-  /** Bot-challenge rules 3 and 6: a still-challenged page may climb to camoufox. */
-  climbToCamoufox: boolean;
-}
 
 /** The engine a session is pinned to, when the request carries `session_id` (looked up by the gateway). */
 export interface SessionPin {
@@ -30,7 +28,7 @@ function unsupported(detail: string): ServiceError {
   return new ServiceError('ERR::REQUEST::CAPABILITY_UNSUPPORTED', detail);
 }
 
-/** Browser-only parameters in use, by name (SPEC.md "Browser-only"). */
+/** Browser-only parameters in use, by name (docs/parameters.md "Browser-only"). */
 export function browserOnlyFlags(params: ScrapeParams): string[] {
   const flags: string[] = [];
   if (params.wait > 0) flags.push('wait');
@@ -147,7 +145,7 @@ function canClimb(params: ScrapeParams, deployment: Deployment, session: Session
 
 /**
  * Which engine serves these parameters (or the escalation ladder for mode=auto). Pure; throws the
- * 400/403/503 answers SPEC.md gives, all before anything is spent.
+ * 400/403/503 answers docs/mode-auto.md gives, all before anything is spent.
  */
 export function planEngines(params: ScrapeParams, deployment: Deployment, session?: SessionPin): EnginePlan {
   const candidates = candidateRungs(params, session);

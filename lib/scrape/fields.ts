@@ -3,7 +3,7 @@ import { selectorProblem } from '../extract/selectors.js';
 import { storableString } from '../validation/storable.js';
 import { HTTP_METHODS, RESPONSE_FORMATS, SCREENSHOT_FORMATS, type ResourceClass, type ScreenshotFormat } from './types.js';
 
-/** Bounds for parameters whose limits SPEC.md does not show (documented in docs/parameters.md). */
+/** Bounds for parameters (documented in docs/parameters.md). */
 export const URL_MAX_CHARS = 8192;
 export const WAIT_MAX_MS = 60_000;
 export const WAIT_FOR_TIMEOUT_MAX_MS = 120_000;
@@ -98,7 +98,7 @@ export const blockResourcesField = z
     return [...classes].filter((value): value is ResourceClass => value !== 'none');
   });
 
-/** Unrecognised strings fall back to the engine default (png), as SPEC.md says. */
+/** Unrecognised strings fall back to the engine default (png), docs/parameters.md. */
 export const screenshotFormatField = storableString().transform((value): ScreenshotFormat => {
   const lower = value.trim().toLowerCase();
   const folded = SCREENSHOT_FORMAT_ALIASES[lower] ?? lower;
@@ -179,7 +179,7 @@ export const ScrapeInputSchema = z.strictObject({
 export type ScrapeInput = z.infer<typeof ScrapeInputSchema>;
 export type ScrapeFieldName = keyof typeof ScrapeInputSchema.shape;
 
-/** How each parameter is spelled in a GET query string (SPEC.md "GET /v1/scrape" encoding table). */
+/** How each parameter is spelled in a GET query string (docs/parameters.md; the API reference's `scrapeGet`). */
 export type QueryEncoding = 'string' | 'integer' | 'boolean' | 'list' | 'integer-list' | 'json';
 
 export const QUERY_ENCODING: Record<ScrapeFieldName, QueryEncoding> = {

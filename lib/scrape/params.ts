@@ -1,5 +1,5 @@
-import { ActionsSchema } from '../browser/actions.js';
-import { NetworkCaptureSchema } from '../browser/network-capture.js';
+import { ActionsSchema } from './actions-schema.js';
+import { NetworkCaptureSchema } from './network-capture-schema.js';
 import { checkProxyUrl, checkTargetUrl, type EgressPolicy } from '../egress/policy.js';
 import { ServiceError } from '../errors/index.js';
 import { validateExtractRules } from '../extract/rules.js';
@@ -67,18 +67,18 @@ export function parseScrapeBody(body: unknown, options: ParseOptions): ScrapePar
   return normalise({ ...input, ...structured }, url);
 }
 
-/** GET query (Express 5 `req.query`) -> normalised parameters, per SPEC.md's encoding table. */
+/** GET query (Express 5 `req.query`) -> normalised parameters, per the encoding of docs/parameters.md. */
 export function parseScrapeQuery(query: Record<string, unknown>, options: ParseOptions): ScrapeParams {
   return parseScrapeBody(decodeScrapeQuery(query), options);
 }
 
-/** `X-Warning` values the parameters alone imply (SPEC.md: own proxy overrides the pool flags). */
+/** `X-Warning` values the parameters alone imply (docs/parameters.md: own proxy overrides the pool flags). */
 export function parameterWarnings(params: ScrapeParams): string[] {
   const ignored = params.proxy !== null && (params.premium_proxy || params.proxy_country !== null);
   return ignored ? ['PROXY_FLAG_IGNORED'] : [];
 }
 
-/** SPEC.md: screenshot, autoparse, links, extract, ai_extract (and network capture) force the JSON envelope. */
+/** docs/content.md: screenshot, autoparse, links, extract, ai_extract (and network capture) force the JSON envelope. */
 export function answersWithEnvelope(params: ScrapeParams): boolean {
   return (
     params.response_format === 'json' ||

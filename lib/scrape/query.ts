@@ -1,5 +1,5 @@
 import { ServiceError } from '../errors/index.js';
-import { isQueryKeyParameter } from '../ids.js';
+import { isQueryKeyParameter } from '../apikeys.js';
 import { decodeJsonInput } from '../validation/json-input.js';
 import { QUERY_ENCODING, URL_MAX_CHARS, type QueryEncoding } from './fields.js';
 
@@ -57,7 +57,7 @@ function decodeValue(name: string, encoding: QueryEncoding, raw: string): unknow
 }
 
 /**
- * Express 5 `req.query` -> the same object shape a POST body carries, per SPEC.md's GET encoding
+ * Express 5 `req.query` -> the same object shape a POST body carries, per docs/parameters.md's GET encoding
  * table. Unknown names are passed through untouched so the strict body schema names them.
  */
 export function decodeScrapeQuery(query: Record<string, unknown>): Record<string, unknown> {

@@ -4,7 +4,7 @@ import { incompatible } from './issues.js';
 import { defaultScrapeParams } from './defaults.js';
 import type { ScrapeParams } from './types.js';
 
-/** Project-level stored defaults (SPEC.md rows marked "project default"), already normalised. */
+/** Project-level stored defaults (docs/parameters.md, "project default"), already normalised. */
 export type ProjectDefaults = Partial<
   Pick<
     ScrapeParams,
@@ -60,7 +60,7 @@ function isOn(value: unknown): boolean {
   return value !== null && value !== undefined && value !== false;
 }
 
-/** SPEC.md "requires", "exclusive with" and "cannot combine" rules: 400 ERR::REQUEST::INCOMPATIBLE_FLAGS. */
+/** The "requires", "exclusive with" and "cannot combine" rules of docs/parameters.md: 400 ERR::REQUEST::INCOMPATIBLE_FLAGS. */
 export function checkFlagRules(input: ScrapeInput): void {
   if (input.mode === 'auto') {
     if (input.js_render === true) throw incompatible('mode=auto cannot be combined with js_render=true');

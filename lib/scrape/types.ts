@@ -70,3 +70,11 @@ export interface ScrapeParams {
   original_status: boolean;
   allowed_status_codes: number[];
 }
+
+/** The engines a request may run on, in order (lib/scrape/engine-selection.ts plans it). */
+export interface EnginePlan {
+  /** One rung unless mode=auto (['fetch', 'obscura'], or ['obscura'] when a browser-only flag is set). */
+  rungs: EngineName[];
+  /** Bot-challenge rules 3 and 6: a still-challenged page may climb to camoufox. */
+  climbToCamoufox: boolean;
+}

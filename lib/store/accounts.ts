@@ -1,9 +1,10 @@
-import { generateApiKey, hashApiKey, keyDisplayPrefix, newId, API_KEY_PATTERN, type KeyEnvironment } from '../ids.js';
+import { newId } from '../ids.js';
+import { generateApiKey, hashApiKey, keyDisplayPrefix, API_KEY_PATTERN, type KeyEnvironment } from '../apikeys.js';
 import type { Db, Queryable } from './db.js';
 
 export const SCOPES = ['scrape', 'batch', 'sessions', 'browser', 'read'] as const;
 export type Scope = (typeof SCOPES)[number];
-/** SPEC.md Authentication: scopes a new key gets unless others are chosen. */
+/** docs/api-reference.md "Authentication": scopes a new key gets unless others are chosen. */
 export const DEFAULT_SCOPES: Scope[] = ['scrape', 'batch', 'sessions'];
 
 export interface Organization {

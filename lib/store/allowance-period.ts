@@ -1,7 +1,7 @@
 import { utcDate } from '../validation/dates.js';
 
 /**
- * The allowance month (SPEC.md Limits): starts on the organization's creation day at 00:00 UTC; in a
+ * The allowance month (docs/api-reference.md "Limits"): starts on the organization's creation day at 00:00 UTC; in a
  * shorter month it starts on that month's last day.
  */
 export function allowancePeriod(createdAt: Date, now: Date): { start: Date; end: Date } {

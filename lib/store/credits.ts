@@ -1,4 +1,5 @@
-import { newId, type KeyEnvironment } from '../ids.js';
+import { newId } from '../ids.js';
+import { type KeyEnvironment } from '../apikeys.js';
 import { ServiceError } from '../errors/index.js';
 import type { Db, Queryable } from './db.js';
 import { allowancePeriod, isoDate } from './allowance-period.js';
@@ -8,7 +9,7 @@ export interface CreditAccount {
   projectId: string;
   organizationCreatedAt: Date;
   monthlyCreditsMicro: number;
-  /** Test keys hold and spend against a ledger of their own, never the live one (SPEC.md Authentication 3). */
+  /** Test keys hold and spend against a ledger of their own, never the live one (docs/api-reference.md "Authentication" 3). */
   environment: KeyEnvironment;
 }
 

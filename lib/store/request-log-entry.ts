@@ -1,4 +1,4 @@
-/** SPEC.md "Request log entry": one record per request, success or error. */
+/** The request log entry (`RequestLogEntry` in the API reference): one record per request, success or error. */
 export const REQUEST_STATUSES = ['success', 'failed', 'timeout', 'blocked', 'rejected', 'cancelled'] as const;
 export type RequestStatus = (typeof REQUEST_STATUSES)[number];
 

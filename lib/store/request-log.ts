@@ -34,7 +34,7 @@ const PURGE_BATCH = 5000;
 export async function insertRequestLog(db: Queryable, entry: RequestLogEntry, organizationId: string): Promise<void> {
   const createdAt = new Date(entry.created_at);
   if (Number.isNaN(createdAt.getTime())) throw new Error(`request log entry ${entry.id} has an invalid created_at`);
-  // Millisecond precision (SPEC.md), so the cursor handed out round-trips exactly to the stored value.
+  // Millisecond precision (docs/request-log.md), so the cursor handed out round-trips exactly to the stored value.
   const stored: RequestLogEntry = { ...entry, created_at: createdAt.toISOString() };
   await db.query(
     `INSERT INTO request_log (id, organization_id, project_id, created_at, status, entry)
@@ -94,7 +94,7 @@ export async function purgeRequestLog(db: Queryable, olderThan: Date): Promise<n
   }
 }
 
-/** jsonb sorts object keys; responses show the fields in SPEC.md's order. */
+/** jsonb sorts object keys; responses show the fields in the documented order (`RequestLogEntry`). */
 function inOrder(entry: RequestLogEntry): RequestLogEntry {
   return {
     id: entry.id,

@@ -1,4 +1,4 @@
-import type { KeyEnvironment } from '../ids.js';
+import type { KeyEnvironment } from '../apikeys.js';
 import type { Queryable } from './db.js';
 
 export const USAGE_GROUPS = ['day', 'engine', 'project'] as const;

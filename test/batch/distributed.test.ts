@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey, newId } from '../../lib/ids.js';
+import { newId } from '../../lib/ids.js';
+import { generateApiKey } from '../../lib/apikeys.js';
 import { byMessage, startProgram, type Program } from '../support/programs.js';
 import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../support/services.js';
 import { until } from '../support/poll.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ActionsSchema } from '../../lib/browser/actions.js';
+import { ActionsSchema } from '../../lib/scrape/actions-schema.js';
 import { failureOf, useBrowserEngine } from './harness.js';
 
 const fixture = useBrowserEngine('obscura');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_EGRESS_POLICY } from '../../lib/egress/policy.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { parseScrapeBody, parseScrapeQuery } from '../../lib/scrape/params.js';
-import { SessionContextSchema } from '../../lib/store/sessions.js';
+import { SessionContextSchema } from '../../lib/store/sessions/index.js';
 import { allowancePeriod } from '../../lib/store/allowance-period.js';
 import { isInstantInRange, utcDate } from '../../lib/validation/dates.js';
 import { MAX_JSON_DEPTH, decodeJsonInput, findRefusedInput, nestsDeeperThan } from '../../lib/validation/json-input.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../lib/errors/index.js';
-import { API_KEY_PATTERN, generateApiKey, hashApiKey } from '../../lib/ids.js';
+import { API_KEY_PATTERN, generateApiKey, hashApiKey } from '../../lib/apikeys.js';
 import {
   SCOPES,
   bootstrapIfEmpty,

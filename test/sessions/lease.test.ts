@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.js';
 import { bootstrapIfEmpty } from '../../lib/store/accounts.js';
 import type { Db } from '../../lib/store/db.js';
 import { openStore } from '../../lib/store/open.js';
-import { createSession, emptyContext, findSession, releaseSession, type SessionRecord } from '../../lib/store/sessions.js';
+import { createSession, emptyContext, findSession, releaseSession, type SessionRecord } from '../../lib/store/sessions/index.js';
 import { expireSession } from './support.js';
 
 let db: Db;

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { ACTION_LIMITS, ActionsSchema, type ActionStep } from '../../lib/browser/actions.js';
+import { ACTION_LIMITS, ActionsSchema, type ActionStep } from '../../lib/scrape/actions-schema.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { takeScreenshot, type Screenshot } from './screenshots.js';
 

@@ -4,7 +4,7 @@ import {
   type CaptureResourceType,
   type NetworkCapture,
   type NetworkEntry,
-} from '../../lib/browser/network-capture.js';
+} from '../../lib/scrape/network-capture-schema.js';
 import { EGRESS_ERROR_HEADER } from '../egress/guard.js';
 
 const TEXTUAL = /^(text\/|application\/(json|[\w.+-]*\+json|javascript|xml|[\w.+-]*\+xml|x-www-form-urlencoded|graphql))/i;

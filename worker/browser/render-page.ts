@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
-import { NetworkCaptureSchema, type NetworkCapture, type NetworkEntry } from '../../lib/browser/network-capture.js';
+import { NetworkCaptureSchema, type NetworkCapture, type NetworkEntry } from '../../lib/scrape/network-capture-schema.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { SessionState } from '../../lib/protocol/index.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';

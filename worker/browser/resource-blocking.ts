@@ -1,4 +1,4 @@
-import { captureWantsImagesOrFonts, type NetworkCapture } from '../../lib/browser/network-capture.js';
+import { captureWantsImagesOrFonts, type NetworkCapture } from '../../lib/scrape/network-capture-schema.js';
 import type { ResourceClass, ScrapeParams } from '../../lib/scrape/types.js';
 
 const DEFAULT_BLOCKED: readonly ResourceClass[] = ['image', 'font'];

@@ -39,7 +39,7 @@ function isPdf(page: ContentInput['page']): boolean {
   return page.mediaType === 'application/pdf';
 }
 
-/** SPEC rule 4 allows only html, markdown, text or PDF document bodies: other bytes travel in the envelope. */
+/** Cross-cutting rule 4 (docs/api-reference.md) allows only html, markdown, text or PDF document bodies: other bytes travel in the envelope. */
 function refuseBinaryDocument(page: ContentInput['page'], format: string): never {
   throw new ServiceError(
     'ERR::REQUEST::CAPABILITY_UNSUPPORTED',

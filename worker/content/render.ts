@@ -53,7 +53,7 @@ function checkTagSelectors(params: ScrapeParams): void {
   }
 }
 
-/** include_tags, then exclude_tags, then main_content_only, in that order (SPEC.md). */
+/** include_tags, then exclude_tags, then main_content_only, in that order (docs/content.md). */
 function selectContent($: CheerioAPI, params: ScrapeParams, format: DocumentFormat): void {
   if (params.include_tags.length > 0) keepOnly($, params.include_tags);
   removeMatching($, params.exclude_tags);

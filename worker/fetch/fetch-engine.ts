@@ -31,7 +31,7 @@ const MIN_RETRY_BUDGET_MS = 250;
 /** Headers describing the wire body, which no longer apply once the body is decoded. */
 const WIRE_BODY_HEADERS = ['content-encoding', 'content-length', 'transfer-encoding'];
 
-/** `scheme://host:port` of the caller's proxy, never its credentials. */
+/** What one fetch gathers across its attempts, for the result and the diagnostics of a failure. */
 interface RunState {
   started: number;
   budgetMs: number;

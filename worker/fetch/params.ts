@@ -1,6 +1,6 @@
 import { HTTP_METHODS, type HttpMethod } from '../../lib/scrape/types.js';
 
-/** The scrape parameters the fetch engine reads, with SPEC defaults for anything absent. */
+/** The scrape parameters the fetch engine reads, with the defaults of lib/scrape/defaults.ts for anything absent. */
 export interface FetchParams {
   url: string;
   method: HttpMethod;

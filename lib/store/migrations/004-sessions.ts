@@ -1,5 +1,5 @@
 /**
- * Sessions (SPEC.md "Session"). Status is not stored: it is derived from `released_at` and the clock.
+ * Sessions (docs/sessions.md). Status is not stored: it is derived from `released_at` and the clock.
  * Uniqueness of an active `sticky_key` needs the clock too, so it is enforced in code under a
  * per-organization advisory lock (see lib/store/sessions.ts), with an index to make the check cheap.
  */

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { storableString } from '../../validation/storable.js';
 import { WireCookieSchema as ProtocolWireCookieSchema, type SessionState } from '../../protocol/index.js';
 
-/** SPEC.md Versioning 2: the stored session context carries its schema version. */
+/** docs/api-reference.md "Versioning": the stored session context carries its schema version. */
 export const SESSION_CONTEXT_SCHEMA_VERSION = 1;
-/** SPEC.md Limits: a serialised session context is at most 1 MiB. */
+/** docs/api-reference.md "Limits": a serialised session context is at most 1 MiB. */
 export const MAX_SESSION_CONTEXT_BYTES = 1_048_576;
 
 const SAME_SITE = { strict: 'Strict', lax: 'Lax', none: 'None' } as const;
@@ -19,7 +19,7 @@ const SameSiteSchema = z
     return z.NEVER;
   });
 
-/** SPEC.md "Session context" cookie; `expires` is epoch seconds, -1 for a cookie without expiry. */
+/** A session context cookie (docs/sessions.md); `expires` is epoch seconds, -1 for a cookie without expiry. */
 export const SessionCookieSchema = z.strictObject({
   name: storableString().min(1),
   value: storableString(),

@@ -5,7 +5,7 @@ import { StoredContextSchema, type SessionContext } from './context.js';
 export const SESSION_STATUSES = ['active', 'released', 'expired'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
-/** SPEC.md SessionProxy: exit intent, never an endpoint. `none` means no managed pool is asked for. */
+/** The session's proxy: exit intent, never an endpoint. `none` means no managed pool is asked for. */
 export const PROXY_TIERS = ['none', 'residential'] as const;
 export type ProxyTier = (typeof PROXY_TIERS)[number];
 

@@ -1,7 +1,7 @@
-import { ServiceError } from '../errors/index.js';
-import type { EngineName } from '../protocol/index.js';
-import type { Db, Queryable } from './db.js';
-import { storedContext, type SessionContext } from './sessions/context.js';
+import { ServiceError } from '../../errors/index.js';
+import type { EngineName } from '../../protocol/index.js';
+import type { Db, Queryable } from '../db.js';
+import { storedContext, type SessionContext } from './context.js';
 import {
   activeLease,
   assertActive,
@@ -12,12 +12,12 @@ import {
   type SessionProxyIntent,
   type SessionRecord,
   type SessionStatus,
-} from './sessions/record.js';
+} from './record.js';
 
-export * from './sessions/context.js';
-export * from './sessions/record.js';
+export * from './context.js';
+export * from './record.js';
 
-/** SPEC.md Limits: live (not released, not expired) sessions per organization. */
+/** docs/api-reference.md "Limits": live (not released, not expired) sessions per organization. */
 export const MAX_LIVE_SESSIONS = 100;
 export const SESSIONS_EXCEEDED_RETRY_AFTER_SECONDS = 30;
 
@@ -212,7 +212,7 @@ export async function releaseLease(db: Queryable, id: string, holder: string): P
   await db.query('UPDATE sessions SET lease_holder = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_holder = $2', [id, holder]);
 }
 
-/** SPEC.md: the context of an expired session is purged. Returns how many contexts were dropped. */
+/** docs/sessions.md: the context of an expired session is purged. Returns how many contexts were dropped. */
 export async function purgeExpiredContexts(db: Queryable, now: Date = new Date()): Promise<number> {
   const result = await db.query('UPDATE sessions SET context = NULL WHERE context IS NOT NULL AND expires_at <= $1', [now]);
   return result.rowCount;

@@ -1,0 +1,66 @@
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { Router, type Request, type Response } from 'express';
+
+/** An OpenAPI document, or a function that reads one (e.g. from the gateway's GET /v1/openapi.json). */
+export type ApiDocumentSource = Record<string, unknown> | (() => Promise<Record<string, unknown>>);
+
+const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+/** The renderer's files this page needs, served from the npm package: no CDN. */
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Trawler API reference</title>
+  <link rel="icon" type="image/png" href="./favicon-32x32.png">
+  <link rel="stylesheet" href="./swagger-ui.css">
+</head>
+<body>
+  <div id="reference"></div>
+  <script src="./swagger-ui-bundle.js"></script>
+  <script src="./reference.js"></script>
+</body>
+</html>
+`;
+
+const INIT = `window.ui = SwaggerUIBundle({ url: './openapi.json', dom_id: '#reference', deepLinking: true });\n`;
+
+/**
+ * The rendered API reference: GET / (the page), /openapi.json (the document) and the renderer's
+ * assets. Mount it under any prefix, e.g. `app.use('/reference', apiReferenceRouter(document))`.
+ * The page loads everything relative to itself, so `/prefix` is redirected to `/prefix/`.
+ */
+export function apiReferenceRouter(source: ApiDocumentSource): Router {
+  const router = Router();
+  const load = typeof source === 'function' ? source : () => Promise.resolve(source);
+  router.get('/', (req: Request, res: Response) => {
+    const [path, query] = req.originalUrl.split('?');
+    if (!path.endsWith('/')) return res.redirect(301, `${path}/${query === undefined ? '' : `?${query}`}`);
+    res.setHeader('Cache-Control', 'no-cache');
+    return res.type('text/html; charset=utf-8').send(PAGE);
+  });
+  router.get('/reference.js', (_req, res) => {
+    res.type('text/javascript; charset=utf-8').send(INIT);
+  });
+  router.get('/openapi.json', async (_req, res, next) => {
+    try {
+      res.setHeader('Cache-Control', 'no-cache');
+      res.json(await load());
+    } catch (error) {
+      next(error);
+    }
+  });
+  router.get('/:asset', (req, res, next) => {
+    const type = Object.hasOwn(ASSETS, req.params.asset) ? ASSETS[req.params.asset] : undefined;
+    if (type === undefined) return next();
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    return res.type(type).sendFile(req.params.asset, { root: SWAGGER_UI_DIR });
+  });
+  return router;
+}
