@@ -68,7 +68,6 @@ export const ConfigSchema = z.object({
   BATCH_RESULTS_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
   /** Delay before the hold of a failed, cancelled or skipped batch item goes back to the allowance. */
   BATCH_HOLD_RETURN_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
-  /** First webhook retry delay; each later retry waits four times longer (5 attempts in all). */
   /** The dashboard's own port (docs/dashboard.md): a number (0 = any free port) or `off`. */
   DASHBOARD_PORT: z
     .string()
@@ -79,6 +78,7 @@ export const ConfigSchema = z.object({
   DASHBOARD_SECRET_KEY: optionalText,
   /** Hours a dashboard sign-in lasts. */
   DASHBOARD_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(12),
+  /** First webhook retry delay; each later retry waits four times longer (5 attempts in all). */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
 });
 
