@@ -5,7 +5,8 @@ import { newId } from '../../lib/ids.js';
 import { bootstrapIfEmpty } from '../../lib/store/accounts.js';
 import type { Db } from '../../lib/store/db.js';
 import { openStore } from '../../lib/store/open.js';
-import { createSession, emptyContext, findSession, releaseSession, type SessionRecord } from '../../lib/store/sessions/index.js';
+import { acquireLease, createSession, emptyContext, findSession, recordUse, releaseSession, type SessionRecord } from '../../lib/store/sessions/index.js';
+import { readContext } from '../../lib/store/sessions/record.js';
 import { expireSession } from './support.js';
 
 let db: Db;
@@ -71,5 +72,15 @@ describe('taking the lease after the session was looked up', () => {
     const found = await findScrapeSession(db, created.id, organizationId);
     await checkOutSession(db, found, 'scrape-1', 60_000);
     expect(await codeOf(checkOutSession(db, found, 'scrape-2', 60_000))).toBe('ERR::SESSION::BUSY');
+  });
+
+  it('keeps a use whose page storage holds NUL or a lone surrogate, storing them as U+FFFD', async () => {
+    const created = await newSession();
+    await acquireLease(db, created.id, organizationId, 'scrape-nul', 60_000);
+    const context = { ...emptyContext(), local_storage: { 'http://127.0.0.1': { 'k\u0000ey': 'a\u0000b\ud800c' } } };
+    const used = await recordUse(db, created.id, 'scrape-nul', context);
+    expect(used?.usage_count).toBe(1);
+    const stored = readContext((await findSession(db, created.id, organizationId))!);
+    expect(stored.local_storage).toEqual({ 'http://127.0.0.1': { 'k\ufffdey': 'a\ufffdb\ufffdc' } });
   });
 });

@@ -1,6 +1,7 @@
 import { ServiceError } from '../../errors/index.js';
 import type { EngineName } from '../../protocol/index.js';
 import type { Db, Queryable } from '../db.js';
+import { storableJson } from '../../validation/storable.js';
 import { storedContext, type SessionContext } from './context.js';
 import {
   activeLease,
@@ -202,7 +203,8 @@ export async function recordUse(db: Queryable, id: string, holder: string, conte
        lease_expires_at = NULL
      WHERE id = $1 AND lease_holder = $2 AND released_at IS NULL AND expires_at > $4
      RETURNING ${COLUMNS}`,
-    [id, holder, JSON.stringify(storedContext(context)), now],
+    // A page's storage may hold NUL or lone surrogates, which jsonb refuses: stored as U+FFFD.
+    [id, holder, storableJson(storedContext(context)), now],
   );
   return result.rows[0] ?? null;
 }
