@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { SCRAPE_JOB_TYPE, type ScrapeJob } from '../lib/protocol/index.js';
+import { defaultScrapeParams } from '../lib/scrape/defaults.js';
 import { findBrowserBinary } from '../worker/browser/binary.js';
 import { BrowserEngine } from '../worker/browser/render-engine.js';
 import { EgressGuard } from '../worker/egress/guard.js';
@@ -107,7 +108,7 @@ function scrapeJob(engine: 'obscura' | 'chromium', url: string): ScrapeJob {
     request_id: `bench-${now}`,
     project_id: 'bench',
     engine,
-    params: { url, js_render: true, wait_for: '#title' },
+    params: { ...defaultScrapeParams(), url, js_render: true, wait_for: '#title' },
     deadline_at: now + 30_000,
     budget_ms: 30_000,
     dispatched_at: now,

@@ -85,9 +85,10 @@ export async function serve(config: Config, role: Role, name: string, extra: { d
 async function startMetrics(config: Config, role: Role, registry: Registry, logger: Logger, stops: Array<(graceMs: number) => Promise<void>>) {
   const wanted = config.METRICS_PORT ?? (role.gateway ? DEFAULT_METRICS_PORT.gateway : DEFAULT_METRICS_PORT.worker);
   try {
-    const metrics = await serveMetrics(registry, config.HOST, wanted, (port, actual, reason) =>
-      logger.warn({ port, actual_port: actual, reason }, `metrics port ${port} is ${reason}; metrics are on port ${actual} instead`),
-    );
+    const metrics = await serveMetrics(registry, config.HOST, wanted, {
+      onMoved: (port, actual, reason) =>
+        logger.warn({ port, actual_port: actual, reason }, `metrics port ${port} is ${reason}; metrics are on port ${actual} instead`),
+    });
     stops.push(async () => void metrics.close());
     logger.info({ port: (metrics.address() as AddressInfo).port }, 'metrics listening');
   } catch (error) {

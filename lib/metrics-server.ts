@@ -8,37 +8,45 @@ export const DEFAULT_METRICS_PORT = { gateway: 9464, worker: 9465 } as const;
 /** Ports tried after a taken one (9465, 9466, … for several workers), before any free port. */
 const NEXT_PORTS_TRIED = 10;
 
+export interface MetricsServerOptions {
+  /** Where a taken port moved the server to; without it the port is fixed and a taken one is an error. */
+  onMoved?: (wanted: number, actual: number, reason: string) => void;
+  /** Adds /readyz: 200 while it returns true, 503 before (the operator: every watch has listed). */
+  ready?: () => boolean;
+}
+
 /**
  * Every process's /metrics for Prometheus, with a /healthz for the kubelet, on a port of its own
- * (METRICS_PORT), so the public API port serves only /v1 and the health probes. A taken port never
- * stops the process: the next ports are tried, then any free one, and `onMoved` says where it went.
+ * (METRICS_PORT), so the public API port serves only /v1 and the health probes. With `onMoved` a
+ * taken port never stops the process: the next ports are tried, then any free one.
  */
-export async function serveMetrics(
-  registry: Registry,
-  host: string,
-  port: number,
-  onMoved: (wanted: number, actual: number, reason: string) => void = () => undefined,
-): Promise<Server> {
+export async function serveMetrics(registry: Registry, host: string, port: number, options: MetricsServerOptions = {}): Promise<Server> {
+  const { ready, onMoved } = options;
   const server = createServer((req, res) => {
+    const json = (status: number, body: string) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(body);
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) {
       registry.metrics().then(
         (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
-        () => res.writeHead(500).end(),
+        () => json(500, '{"status":"error"}'),
       );
     } else if (path === '/healthz') {
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"ok"}');
+      json(200, '{"status":"ok"}');
+    } else if (path === '/readyz' && ready) {
+      if (ready()) json(200, '{"status":"ready"}');
+      else json(503, '{"status":"starting"}');
     } else {
-      res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"status":"not found"}');
+      json(404, '{"status":"not found"}');
     }
   });
-  const candidates = port === 0 ? [0] : [...Array.from({ length: NEXT_PORTS_TRIED }, (_, i) => port + i).filter((p) => p <= 65535), 0];
+  const movable = onMoved !== undefined && port !== 0;
+  const candidates = movable ? [...Array.from({ length: NEXT_PORTS_TRIED }, (_, i) => port + i).filter((p) => p <= 65535), 0] : [port];
   let lastError: unknown = null;
   for (const candidate of candidates) {
     try {
       await listen(server, host, candidate);
       const actual = (server.address() as AddressInfo).port;
-      if (candidate !== port) onMoved(port, actual, describe(lastError));
+      if (candidate !== port) onMoved?.(port, actual, describe(lastError));
       return server;
     } catch (error) {
       lastError = error;

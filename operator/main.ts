@@ -4,7 +4,7 @@ import { createLogger } from '../lib/log.js';
 import { createRegistry } from '../lib/metrics.js';
 import { packageVersion } from '../lib/version.js';
 import { loadOperatorConfig } from './config.js';
-import { serveOperatorHttp } from './http-server.js';
+import { serveMetrics } from '../lib/metrics-server.js';
 import { createOperator } from './operator.js';
 
 /**
@@ -33,7 +33,8 @@ export async function runOperator(env: NodeJS.ProcessEnv): Promise<void> {
     watchRestartDelayMs: config.WATCH_RESTART_DELAY_MS,
     resyncSeconds: config.RESYNC_SECONDS,
   });
-  const server = await serveOperatorHttp(registry, operator.ready, config.METRICS_HOST, config.METRICS_PORT);
+  // A fixed port: the operator's probes name it, so a taken one is a configuration error to report.
+  const server = await serveMetrics(registry, config.METRICS_HOST, config.METRICS_PORT, { ready: operator.ready });
   logger.info({ port: (server.address() as AddressInfo).port }, 'metrics listening');
 
   let stopping = false;

@@ -1,6 +1,5 @@
 import { ServiceError, toServiceError } from '../lib/errors/index.js';
 import { SCRAPE_RESULT_TYPE, type ScrapeFailure, type ScrapeJob, type ScrapeResult } from '../lib/protocol/index.js';
-import type { ScrapeParams } from '../lib/scrape/types.js';
 import type { ContentInput, ContentOutput } from './content/pipeline.js';
 import type { Engine, EngineContext, RawPage } from './engine.js';
 import { needsJavaScript } from './usability.js';
@@ -40,7 +39,7 @@ export async function runJob(engine: Engine, content: ContentRunner, job: Scrape
         text: page.text,
         bodyBase64: page.text === null ? page.body.toString('base64') : undefined,
       },
-      params: job.params as unknown as ScrapeParams,
+      params: job.params,
       extras: {
         screenshots: page.screenshots,
         network: page.network,
@@ -65,7 +64,7 @@ export async function runJob(engine: Engine, content: ContentRunner, job: Scrape
       target_status: page.status,
       final_url: page.finalUrl,
       content_type: output.contentType,
-      body: output.body,
+      body: output.envelope ? '' : output.body,
       body_encoding: output.bodyEncoding,
       envelope: output.envelope,
       needs_javascript: engine.name === 'fetch' && needsJavaScript(page.mediaType, page.text),
@@ -117,5 +116,5 @@ function failure(
 }
 
 function wantsScreenshot(job: ScrapeJob): boolean {
-  return job.params.screenshot === true;
+  return job.params.screenshot;
 }

@@ -132,7 +132,7 @@ function jobFor(context: GatewayContext, request: LoopRequest, engine: EngineNam
     request_id: request.requestId,
     project_id: request.projectId,
     engine,
-    params: request.params as unknown as Record<string, unknown>,
+    params: request.params,
     deadline_at: now + budget,
     budget_ms: budget,
     dispatched_at: now,

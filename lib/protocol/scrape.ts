@@ -1,41 +1,66 @@
 import { z } from 'zod';
 import { AttemptSchema, TimelineStepSchema, WireErrorSchema } from '../errors/index.js';
+import { ScrapeParamsSchema } from '../scrape/params-schema.js';
 import { EngineNameSchema } from './engines.js';
+import { WorkerEnvelopeSchema } from './envelope.js';
 
-/**
- * Gateway -> worker: one unit of scrape work on one engine. `params` are the scrape parameters
- * already validated and normalised by the gateway (see lib/scrape/params.ts); workers trust them.
- */
 export const SCRAPE_JOB_TYPE = 'trawler.scrape.job.v1';
 export const SCRAPE_RESULT_TYPE = 'trawler.scrape.result.v1';
 
-/** A cookie as it crosses the bus: Playwright's shape (camelCase; a leading `.` marks a domain cookie). */
+const SAME_SITE = { strict: 'Strict', lax: 'Lax', none: 'None' } as const;
+export type SameSite = (typeof SAME_SITE)[keyof typeof SAME_SITE];
+
+/** A cookie's SameSite attribute in any case, folded to Playwright's spelling. */
+export const SameSiteSchema = z.string().transform((value, ctx): SameSite => {
+  const known = SAME_SITE[value.toLowerCase() as keyof typeof SAME_SITE];
+  if (known) return known;
+  ctx.addIssue({ code: 'custom', message: 'same_site must be Strict, Lax or None' });
+  return z.NEVER;
+});
+
+/**
+ * A cookie as it crosses the bus: Playwright's shape (camelCase; a leading `.` marks a domain cookie),
+ * which the browser engines load directly and the fetch engine's jar reads (docs/sessions.md).
+ */
 export const WireCookieSchema = z.object({
   name: z.string().min(1),
   value: z.string(),
   domain: z.string().min(1),
   path: z.string().default('/'),
+  /** Epoch seconds; -1 for a cookie without expiry. */
   expires: z.number().default(-1),
   httpOnly: z.boolean().default(false),
   secure: z.boolean().default(false),
-  sameSite: z.string().default('Lax'),
+  sameSite: SameSiteSchema.default('Lax'),
 });
 export type WireCookie = z.infer<typeof WireCookieSchema>;
 
+/** A page may set cookies a session cannot hold (an empty name): those are dropped, not the whole message. */
+const WireCookiesSchema = z.array(z.unknown()).transform((items) =>
+  items.flatMap((item) => {
+    const parsed = WireCookieSchema.safeParse(item);
+    return parsed.success ? [parsed.data] : [];
+  }),
+);
+
 export const SessionStateSchema = z.object({
   session_id: z.string(),
-  cookies: z.array(z.record(z.string(), z.unknown())),
+  cookies: WireCookiesSchema,
   local_storage: z.record(z.string(), z.record(z.string(), z.string())),
   session_storage: z.record(z.string(), z.record(z.string(), z.string())),
 });
 export type SessionState = z.infer<typeof SessionStateSchema>;
 
+/**
+ * Gateway -> worker: one unit of scrape work on one engine. `params` are the scrape parameters the
+ * gateway validated and normalised (lib/scrape/params-schema.ts), decoded once where the job arrives.
+ */
 export const ScrapeJobSchema = z.object({
   type: z.literal(SCRAPE_JOB_TYPE),
   request_id: z.string(),
   project_id: z.string(),
   engine: EngineNameSchema,
-  params: z.record(z.string(), z.unknown()),
+  params: ScrapeParamsSchema,
   /** Epoch milliseconds after which the gateway no longer waits for this job. */
   deadline_at: z.number(),
   budget_ms: z.number().int(),
@@ -88,10 +113,11 @@ export const ScrapeSuccessSchema = z.object({
   final_url: z.string(),
   /** Content-Type of `body` as the gateway must send it. */
   content_type: z.string(),
+  /** The document; empty when `envelope` is answered (the envelope travels once, as itself). */
   body: z.string(),
   body_encoding: z.enum(['utf8', 'base64']),
   /** The JSON envelope when one is answered, minus the fields only the gateway knows. */
-  envelope: z.record(z.string(), z.unknown()).nullable(),
+  envelope: WorkerEnvelopeSchema.nullable(),
   /** The fetched page is an empty application shell or asks for JavaScript (mode=auto escalates). */
   needs_javascript: z.boolean().default(false),
   /** False when a screenshot was asked for but not delivered (billed 0 by the gateway). */

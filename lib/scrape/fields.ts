@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { selectorProblem } from '../extract/selectors.js';
 import { storableString } from '../validation/storable.js';
-import { HTTP_METHODS, RESPONSE_FORMATS, SCREENSHOT_FORMATS, type ResourceClass, type ScreenshotFormat } from './types.js';
+import { HTTP_METHODS, RESPONSE_FORMATS, SCREENSHOT_FORMATS, type ResourceClass, type ScreenshotFormat } from './vocabulary.js';
 
 /** Bounds for parameters (documented in docs/parameters.md). */
 export const URL_MAX_CHARS = 8192;
@@ -62,14 +62,14 @@ function lowerEnum<const T extends readonly [string, ...string[]]>(values: T) {
     .pipe(z.enum(values, { error: () => `must be one of ${values.join(', ')} (case-insensitive)` }));
 }
 
-const selector = storableString().trim().min(1, 'must be a non-empty CSS selector').max(SELECTOR_MAX_CHARS);
+export const selectorField = storableString().trim().min(1, 'must be a non-empty CSS selector').max(SELECTOR_MAX_CHARS);
 /** include_tags/exclude_tags are matched by the content pipeline, so they get its bounds and syntax check. */
-const pipelineSelector = selector.superRefine((value, ctx) => {
+const pipelineSelector = selectorField.superRefine((value, ctx) => {
   const problem = selectorProblem(value);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
-const selectorList = z.array(pipelineSelector).max(SELECTOR_LIST_MAX);
-const plainObject = z.record(storableString(), z.unknown());
+export const selectorListField = z.array(pipelineSelector).max(SELECTOR_LIST_MAX);
+export const plainObjectField = z.record(storableString(), z.unknown());
 
 export const methodField = storableString()
   .transform((value) => value.toUpperCase())
@@ -129,13 +129,23 @@ export const customHeadersField = z.record(storableString(), storableString().ma
 });
 
 const statusCode = z.number().int().min(100).max(599);
+export const statusCodesField = z.array(statusCode).max(500);
+export const urlField = storableString().max(URL_MAX_CHARS, `must be at most ${URL_MAX_CHARS} characters`);
+export const proxyField = storableString().min(1).max(2048);
+export const stringIdField = storableString().max(STRING_ID_MAX_CHARS);
+export const stickyKeyField = storableString().min(1).max(STRING_ID_MAX_CHARS);
+export const waitField = z.number().int().min(0).max(WAIT_MAX_MS);
+export const waitForTimeoutField = z.number().int().min(0).max(WAIT_FOR_TIMEOUT_MAX_MS);
+export const screenshotQualityField = z.number().int().min(0).max(100);
+export const maxCostField = z.number().int().min(1).max(MAX_COST_MAX_CREDITS);
+export const cacheTtlField = z.number().int().min(0).max(CACHE_TTL_MAX_SECONDS);
 
 /**
  * The wire shape of the scrape parameters as a caller sends them (before defaults and cross-field
  * rules). `null` is accepted for every optional field and means "omitted".
  */
 export const ScrapeInputSchema = z.strictObject({
-  url: storableString().max(URL_MAX_CHARS, `must be at most ${URL_MAX_CHARS} characters`).nullish(),
+  url: urlField.nullish(),
   method: methodField.nullish(),
   js_render: z.boolean().nullish(),
   stealth: z.boolean().nullish(),
@@ -144,37 +154,37 @@ export const ScrapeInputSchema = z.strictObject({
   engine: engineField.nullish(),
   premium_proxy: z.boolean().nullish(),
   proxy_country: proxyCountryField.nullish(),
-  proxy: storableString().min(1).max(2048).nullish(),
+  proxy: proxyField.nullish(),
   proxy_verify: z.boolean().nullish(),
   session_id: storableString().nullish(),
-  sticky_key: storableString().min(1).max(STRING_ID_MAX_CHARS).nullish(),
-  wait: z.number().int().min(0).max(WAIT_MAX_MS).nullish(),
-  wait_for: selector.nullish(),
-  wait_for_timeout: z.number().int().min(0).max(WAIT_FOR_TIMEOUT_MAX_MS).nullish(),
+  sticky_key: stickyKeyField.nullish(),
+  wait: waitField.nullish(),
+  wait_for: selectorField.nullish(),
+  wait_for_timeout: waitForTimeoutField.nullish(),
   actions: z.array(z.unknown()).nullish(),
   block_resources: blockResourcesField.nullish(),
   headless: z.boolean().nullish(),
   screenshot: z.boolean().nullish(),
   screenshot_fullpage: z.boolean().nullish(),
-  screenshot_selector: selector.nullish(),
+  screenshot_selector: selectorField.nullish(),
   screenshot_format: screenshotFormatField.nullish(),
-  screenshot_quality: z.number().int().min(0).max(100).nullish(),
+  screenshot_quality: screenshotQualityField.nullish(),
   custom_headers: customHeadersField.nullish(),
-  network_capture: plainObject.nullish(),
+  network_capture: plainObjectField.nullish(),
   autoparse: z.boolean().nullish(),
   links: z.boolean().nullish(),
-  extract: plainObject.nullish(),
-  extract_preset: storableString().max(STRING_ID_MAX_CHARS).nullish(),
-  ai_extract: plainObject.nullish(),
+  extract: plainObjectField.nullish(),
+  extract_preset: stringIdField.nullish(),
+  ai_extract: plainObjectField.nullish(),
   main_content_only: z.boolean().nullish(),
-  include_tags: selectorList.nullish(),
-  exclude_tags: selectorList.nullish(),
+  include_tags: selectorListField.nullish(),
+  exclude_tags: selectorListField.nullish(),
   response_format: responseFormatField.nullish(),
-  max_cost: z.number().int().min(1).max(MAX_COST_MAX_CREDITS).nullish(),
+  max_cost: maxCostField.nullish(),
   cache: z.boolean().nullish(),
-  cache_ttl: z.number().int().min(0).max(CACHE_TTL_MAX_SECONDS).nullish(),
+  cache_ttl: cacheTtlField.nullish(),
   original_status: z.boolean().nullish(),
-  allowed_status_codes: z.array(statusCode).max(500).nullish(),
+  allowed_status_codes: statusCodesField.nullish(),
 });
 export type ScrapeInput = z.infer<typeof ScrapeInputSchema>;
 export type ScrapeFieldName = keyof typeof ScrapeInputSchema.shape;

@@ -1,4 +1,4 @@
-import { ActionsSchema } from './actions-schema.js';
+import { ActionsSchema, type Actions } from './actions-schema.js';
 import { NetworkCaptureSchema } from './network-capture-schema.js';
 import { checkProxyUrl, checkTargetUrl, type EgressPolicy } from '../egress/policy.js';
 import { ServiceError } from '../errors/index.js';
@@ -33,11 +33,11 @@ function checkUrlPresence(input: ScrapeInput, allowUrl: boolean): string | null 
 }
 
 /** Validates the structured parameters that belong to other modules; returns their normalised forms. */
-function checkStructuredParameters(input: ScrapeInput): Pick<ScrapeInput, 'actions' | 'network_capture'> {
+function checkStructuredParameters(input: ScrapeInput): { actions: Actions | null; network_capture: ScrapeInput['network_capture'] } {
   if (input.extract !== null && input.extract !== undefined) validateExtractRules(input.extract);
-  let actions = input.actions;
-  if (actions !== null && actions !== undefined) {
-    const parsed = ActionsSchema.safeParse(actions);
+  let actions: Actions | null = null;
+  if (input.actions !== null && input.actions !== undefined) {
+    const parsed = ActionsSchema.safeParse(input.actions);
     if (!parsed.success) throw invalidParameter(parsed.error, ['actions']);
     actions = parsed.data;
   }

@@ -1,4 +1,5 @@
 import { RENDER_ENGINES } from '../protocol/engines.js';
+import type { Actions } from './actions-schema.js';
 import type { ScrapeInput } from './fields.js';
 import { incompatible } from './issues.js';
 import { defaultScrapeParams } from './defaults.js';
@@ -98,8 +99,11 @@ export function checkFlagRules(input: ScrapeInput): void {
   }
 }
 
+/** Input whose structured parameters were parsed by their own schemas (lib/scrape/params.ts). */
+export type CheckedInput = Omit<ScrapeInput, 'actions'> & { actions?: Actions | null };
+
 /** Checked, merged input -> the normalised parameters every later stage trusts. */
-export function normalise(input: ScrapeInput, url: string): ScrapeParams {
+export function normalise(input: CheckedInput, url: string): ScrapeParams {
   const d = defaultScrapeParams();
   return {
     url,

@@ -1,29 +1,19 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { SCRAPE_JOB_TYPE, type ScrapeJob } from '../../lib/protocol/index.js';
+import type { ScrapeJob } from '../../lib/protocol/index.js';
 import { afterAll, beforeAll } from 'vitest';
 import { BrowserEngine } from '../../worker/browser/render-engine.js';
 import { EgressGuard } from '../../worker/egress/guard.js';
 import type { EngineContext } from '../../worker/engine.js';
 import { startJsSite, type JsSite } from '../support/js-pages.js';
+import { wireJob } from '../support/scrape-job.js';
 
 let sequence = 0;
 
-/** A ScrapeJob as the gateway would send it; params are merged over the engine's defaults. */
-export function job(engine: 'obscura' | 'chromium', params: Record<string, unknown>, budgetMs = 20_000): ScrapeJob {
+/** A ScrapeJob as the gateway would send it (a render engine with js_render=true unless given). */
+export function job(engine: 'obscura' | 'chromium', params: Record<string, unknown>, budgetMs = 20_000, session: unknown = null): ScrapeJob {
   sequence += 1;
-  const now = Date.now();
-  return {
-    type: SCRAPE_JOB_TYPE,
-    request_id: `req-${process.pid}-${sequence}`,
-    project_id: 'project-test',
-    engine,
-    params: { js_render: true, ...params },
-    deadline_at: now + budgetMs,
-    budget_ms: budgetMs,
-    dispatched_at: now,
-    session: null,
-  };
+  return wireJob({ engine, params: { js_render: true, ...params }, budgetMs, requestId: `req-${process.pid}-${sequence}`, projectId: 'project-test', session });
 }
 
 export function context(signal: AbortSignal = new AbortController().signal): EngineContext {

@@ -117,16 +117,20 @@ describe('obscura engine', { timeout: 30_000 }, () => {
 
   it('loads a session\'s cookies and returns the state after the render', async () => {
     const origin = new URL(fixture.site.origin);
-    const sessionJob = job('obscura', {
-      url: `${fixture.site.origin}/static`,
-      actions: [{ type: 'evaluate', script: 'const had = document.cookie; document.cookie = "added=2"; had' }],
-    });
-    sessionJob.session = {
-      session_id: 'session-1',
-      cookies: [{ name: 'kept', value: '1', domain: origin.hostname, path: '/' }],
-      local_storage: {},
-      session_storage: {},
-    };
+    const sessionJob = job(
+      'obscura',
+      {
+        url: `${fixture.site.origin}/static`,
+        actions: [{ type: 'evaluate', script: 'const had = document.cookie; document.cookie = "added=2"; had' }],
+      },
+      undefined,
+      {
+        session_id: 'session-1',
+        cookies: [{ name: 'kept', value: '1', domain: origin.hostname, path: '/' }],
+        local_storage: {},
+        session_storage: {},
+      },
+    );
     const page = await fixture.engine.fetch(sessionJob, context());
     expect(page.actionResults).toEqual(['kept=1']);
     const names = (page.session?.cookies ?? []).map((c) => c.name).sort();

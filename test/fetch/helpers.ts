@@ -1,25 +1,14 @@
 import type { ScrapeJob } from '../../lib/protocol/index.js';
-import { SCRAPE_JOB_TYPE } from '../../lib/protocol/index.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { afterAll, beforeAll } from 'vitest';
 import { EgressGuard } from '../../worker/egress/guard.js';
 import type { EngineContext } from '../../worker/engine.js';
 import { FetchEngine } from '../../worker/fetch/fetch-engine.js';
+import { wireJob } from '../support/scrape-job.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 
 export function fetchJob(params: Record<string, unknown>, budgetMs = 10_000): ScrapeJob {
-  const now = Date.now();
-  return {
-    type: SCRAPE_JOB_TYPE,
-    request_id: `req-${Math.random().toString(36).slice(2)}`,
-    project_id: 'proj-test',
-    engine: 'fetch',
-    params,
-    deadline_at: now + budgetMs,
-    budget_ms: budgetMs,
-    dispatched_at: now,
-    session: null,
-  };
+  return wireJob({ engine: 'fetch', params, budgetMs, requestId: `req-${Math.random().toString(36).slice(2)}`, projectId: 'proj-test' });
 }
 
 export function engineContext(signal: AbortSignal = new AbortController().signal): EngineContext {

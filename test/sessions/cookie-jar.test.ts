@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SessionStateSchema } from '../../lib/protocol/index.js';
 import { SessionCookieJar, splitSetCookie } from '../../worker/fetch/cookie-jar.js';
 
 const EMPTY = { session_id: 'S', cookies: [], local_storage: {}, session_storage: { o: { k: 'v' } } };
@@ -26,13 +27,15 @@ describe('SessionCookieJar', () => {
   });
 
   it('loads session cookies and drops expired ones on the way out', async () => {
-    const jar = await SessionCookieJar.fromSession({
-      ...EMPTY,
-      cookies: [
-        { name: 'keep', value: 'k', domain: '.shop.test', path: '/', expires: -1 },
-        { name: 'host', value: 'h', domain: 'shop.test' },
-      ],
-    });
+    const jar = await SessionCookieJar.fromSession(
+      SessionStateSchema.parse({
+        ...EMPTY,
+        cookies: [
+          { name: 'keep', value: 'k', domain: '.shop.test', path: '/', expires: -1 },
+          { name: 'host', value: 'h', domain: 'shop.test' },
+        ],
+      }),
+    );
     expect(await jar.headerFor('http://www.shop.test/')).toBe('keep=k');
     await jar.storeFrom('http://shop.test/', 'keep=gone; Domain=shop.test; Expires=Thu, 01 Jan 1970 00:00:00 GMT');
     const state = await jar.stateAfter(EMPTY);

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { ACTION_LIMITS, ActionsSchema, type ActionStep } from '../../lib/scrape/actions-schema.js';
+import { ACTION_LIMITS, type ActionStep } from '../../lib/scrape/actions-schema.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { takeScreenshot, type Screenshot } from './screenshots.js';
 
@@ -142,13 +142,9 @@ async function infiniteScroll(
  * any other failure ends the render with ERR::ENGINE::RENDER_FAILED naming the step. Running out
  * of job budget is ERR::UPSTREAM::TIMEOUT whatever the step says.
  */
-export async function runActions(page: Page, rawSteps: unknown[], ctx: ActionRunContext): Promise<ActionRunOutcome> {
-  const parsed = ActionsSchema.safeParse(rawSteps);
-  if (!parsed.success) {
-    throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `actions: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-  }
+export async function runActions(page: Page, steps: readonly ActionStep[], ctx: ActionRunContext): Promise<ActionRunOutcome> {
   const out: ActionRunOutcome = { results: [], screenshots: [], skipped: [] };
-  for (const [index, step] of parsed.data.entries()) {
+  for (const [index, step] of steps.entries()) {
     const remaining = ctx.remainingMs();
     if (remaining <= 0) throw timeoutAt(index, step);
     const stepTimeout = step.timeout ?? ACTION_LIMITS.defaultStepTimeoutMs;

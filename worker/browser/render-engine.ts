@@ -8,7 +8,6 @@ import { redactProxy } from '../egress/redact.js';
 import { findBrowserBinary, type BrowserEngineName } from './binary.js';
 import { connectCdpBrowser, launchManagedBrowser, type ManagedBrowser } from './browser-process.js';
 import { BrowserPool } from './browser-pool.js';
-import { renderParams } from './job-params.js';
 import { BrowserBroken, renderPage, type RenderedPage } from './render-page.js';
 import { StageClock } from './stage-clock.js';
 import { startVirtualDisplay, type VirtualDisplay } from './xvfb.js';
@@ -79,7 +78,7 @@ export class BrowserEngine implements Engine {
   }
 
   async fetch(job: ScrapeJob, context: EngineContext): Promise<RawPage> {
-    const params = renderParams(job);
+    const params = job.params;
     const clock = new StageClock();
     const proxy = redactProxy(params.proxy);
     const deadline = Math.min(job.deadline_at, Date.now() + job.budget_ms) - (this.options.deadlineMarginMs ?? 250);

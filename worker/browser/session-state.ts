@@ -1,29 +1,14 @@
 import type { BrowserContext } from 'playwright-core';
-import { z } from 'zod';
-import type { SessionState } from '../../lib/protocol/index.js';
-
-const CookieSchema = z.object({
-  name: z.string(),
-  value: z.string(),
-  domain: z.string(),
-  path: z.string().default('/'),
-  expires: z.number().default(-1),
-  httpOnly: z.boolean().default(false),
-  secure: z.boolean().default(false),
-  sameSite: z.enum(['Strict', 'Lax', 'None']).default('Lax'),
-});
+import type { SessionState, WireCookie } from '../../lib/protocol/index.js';
 
 export interface StorageState {
-  cookies: Array<z.infer<typeof CookieSchema>>;
+  cookies: WireCookie[];
   origins: Array<{ origin: string; localStorage: Array<{ name: string; value: string }> }>;
 }
 
-/** A session's cookies and localStorage as Playwright's `storageState` (unreadable cookies are dropped). */
+/** A session's cookies (the job's decoded wire cookies, Playwright's shape) and localStorage as Playwright's `storageState`. */
 export function storageStateOf(session: SessionState): StorageState {
-  const cookies = session.cookies.flatMap((raw) => {
-    const parsed = CookieSchema.safeParse(raw);
-    return parsed.success ? [parsed.data] : [];
-  });
+  const cookies = session.cookies;
   const origins = Object.entries(session.local_storage).map(([origin, items]) => ({
     origin,
     localStorage: Object.entries(items).map(([name, value]) => ({ name, value })),

@@ -1,7 +1,8 @@
 import { ServiceError } from '../../lib/errors/index.js';
 import { validateExtractRules } from '../../lib/extract/rules.js';
 import { emptyMetadata } from './metadata/index.js';
-import type { ContentInput } from './pipeline.js';
+import type { WorkerEnvelope } from '../../lib/protocol/index.js';
+import type { ContentInput } from './content-io.js';
 import { analysePage, type Analysis, type DocumentFormat } from './render.js';
 
 /** What `content` of the envelope carries, decided by the pipeline from response_format and the page. */
@@ -31,7 +32,7 @@ function dataOf(analysis: Analysis): Record<string, unknown> | null {
  * The JSON envelope (docs/content.md lists every field). The gateway adds request_id and fills
  * diagnostics.attempts; everything else is decided here.
  */
-export function buildEnvelope(input: ContentInput, asked: EnvelopeContent): Record<string, unknown> & { warnings: string[] } {
+export function buildEnvelope(input: ContentInput, asked: EnvelopeContent): WorkerEnvelope {
   const { page, params, extras } = input;
   const analysis =
     page.text !== null

@@ -1,33 +1,11 @@
 import { ServiceError } from '../../lib/errors/index.js';
 import { answersWithEnvelope } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ContentInput, ContentOutput } from './content-io.js';
 import { buildEnvelope, type EnvelopeContent } from './envelope.js';
 import { renderDocument, type DocumentFormat } from './render.js';
 
-export interface ContentInput {
-  page: { finalUrl: string; status: number; mediaType: string; text: string | null; bodyBase64?: string };
-  /** Uses response_format, main_content_only, include_tags, exclude_tags, links, autoparse, extract, screenshot. */
-  params: ScrapeParams;
-  extras: {
-    screenshots?: Array<{ name: string; format: string; data: string }>;
-    network?: unknown[];
-    actionResults?: unknown[];
-    pdfBase64?: string;
-  };
-  engine: string;
-}
-
-export interface ContentOutput {
-  /** text/html | text/markdown | text/plain (each `; charset=utf-8`) | application/pdf | application/json */
-  contentType: string;
-  body: string;
-  bodyEncoding: 'utf8' | 'base64';
-  /** Non-null iff the JSON envelope is answered; `body` is then its JSON text. */
-  envelope: Record<string, unknown> | null;
-  extractMs: number;
-  /** Content warnings (CONTENT_TRUNCATED, CONTENT_FLATTENED); also inside the envelope. */
-  warnings: string[];
-}
+export type { ContentInput, ContentOutput } from './content-io.js';
 
 const CONTENT_TYPES: Record<DocumentFormat, string> = {
   html: 'text/html; charset=utf-8',

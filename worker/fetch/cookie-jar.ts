@@ -1,7 +1,7 @@
 import { Cookie, CookieJar, MemoryCookieStore } from 'tough-cookie';
-import { WireCookieSchema, type SessionState, type WireCookie } from '../../lib/protocol/index.js';
+import type { SameSite, SessionState, WireCookie } from '../../lib/protocol/index.js';
 
-const SAME_SITE_WIRE: Record<string, string> = { strict: 'Strict', lax: 'Lax', none: 'None' };
+const SAME_SITE_WIRE: Record<string, SameSite> = { strict: 'Strict', lax: 'Lax', none: 'None' };
 
 /**
  * A session's cookies for one fetch job: loaded from the job, consulted on every hop (redirects
@@ -13,10 +13,7 @@ export class SessionCookieJar {
 
   static async fromSession(session: SessionState): Promise<SessionCookieJar> {
     const jar = new SessionCookieJar();
-    for (const raw of session.cookies) {
-      const parsed = WireCookieSchema.safeParse(raw);
-      if (parsed.success) await jar.store.putCookie(toToughCookie(parsed.data));
-    }
+    for (const cookie of session.cookies) await jar.store.putCookie(toToughCookie(cookie));
     return jar;
   }
 
@@ -58,7 +55,7 @@ function toToughCookie(cookie: WireCookie): Cookie {
   });
 }
 
-function toWireCookie(cookie: Cookie): Record<string, unknown> {
+function toWireCookie(cookie: Cookie): WireCookie {
   const expiry = cookie.expiryTime();
   return {
     name: cookie.key,

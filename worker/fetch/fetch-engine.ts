@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { ServiceError, codeAnchor, toServiceError, type Attempt, type TimelineStep } from '../../lib/errors/index.js';
 import { checkProxyUrl, checkTargetUrl, type EgressPolicy } from '../../lib/egress/policy.js';
 import type { ProxyUse, ScrapeJob } from '../../lib/protocol/index.js';
+import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { Engine, EngineContext, RawPage } from '../engine.js';
 import type { EgressGuard } from '../egress/guard.js';
 import { detectChallenge } from '../challenge/detect.js';
@@ -12,7 +13,6 @@ import type { HttpClient } from './hop.js';
 import { SessionCookieJar } from './cookie-jar.js';
 import { followHops, type FetchedPage } from './hops.js';
 import { ImpitClient } from './impit-client.js';
-import { readFetchParams, type FetchParams } from './params.js';
 import { probeProxy } from './proxy-probe.js';
 import { UndiciClient } from './undici-client.js';
 
@@ -61,7 +61,7 @@ export class FetchEngine implements Engine {
   async stop(): Promise<void> {}
 
   async fetch(job: ScrapeJob, context: EngineContext): Promise<RawPage> {
-    const params = readFetchParams(job.params);
+    const params = job.params;
     const state: RunState = {
       started: performance.now(),
       budgetMs: job.budget_ms,
@@ -104,7 +104,7 @@ export class FetchEngine implements Engine {
 
   private async fetchWithRetries(
     job: ScrapeJob,
-    params: FetchParams,
+    params: ScrapeParams,
     target: URL,
     overall: AbortSignal,
     state: RunState,

@@ -1,23 +1,11 @@
 import { z } from 'zod';
 import { storableString } from '../../validation/storable.js';
-import { WireCookieSchema as ProtocolWireCookieSchema, type SessionState } from '../../protocol/index.js';
+import { SameSiteSchema, type SessionState } from '../../protocol/index.js';
 
 /** docs/api-reference.md "Versioning": the stored session context carries its schema version. */
 export const SESSION_CONTEXT_SCHEMA_VERSION = 1;
 /** docs/api-reference.md "Limits": a serialised session context is at most 1 MiB. */
 export const MAX_SESSION_CONTEXT_BYTES = 1_048_576;
-
-const SAME_SITE = { strict: 'Strict', lax: 'Lax', none: 'None' } as const;
-type SameSite = (typeof SAME_SITE)[keyof typeof SAME_SITE];
-
-const SameSiteSchema = z
-  .string()
-  .transform((value, ctx): SameSite => {
-    const known = SAME_SITE[value.toLowerCase() as keyof typeof SAME_SITE];
-    if (known) return known;
-    ctx.addIssue({ code: 'custom', message: 'same_site must be Strict, Lax or None' });
-    return z.NEVER;
-  });
 
 /** A session context cookie (docs/sessions.md); `expires` is epoch seconds, -1 for a cookie without expiry. */
 export const SessionCookieSchema = z.strictObject({
@@ -79,12 +67,7 @@ export function summariseContext(context: SessionContext): ContextSummary {
   };
 }
 
-/**
- * The wire shape workers use is Playwright's cookie shape (camelCase, `.domain` for domain cookies),
- * which the browser engines load directly; the fetch engine's jar reads the same shape.
- */
-const WireCookieSchema = ProtocolWireCookieSchema.extend({ sameSite: SameSiteSchema.default('Lax') });
-
+/** Workers use the wire cookie shape (lib/protocol/scrape.ts: Playwright's, camelCase, `.domain` for domain cookies). */
 export function toWireState(sessionId: string, context: SessionContext): SessionState {
   return {
     session_id: sessionId,
@@ -103,25 +86,17 @@ export function toWireState(sessionId: string, context: SessionContext): Session
   };
 }
 
-/** The state a worker returned, over the stored context (IndexedDB is not carried by workers). Unreadable cookies are dropped. */
+/** The state a worker returned (unreadable cookies were dropped where it was decoded), over the stored context (IndexedDB is not carried by workers). */
 export function fromWireState(state: SessionState, before: SessionContext): SessionContext {
-  const cookies = state.cookies.flatMap((raw) => {
-    const parsed = WireCookieSchema.safeParse(raw);
-    if (!parsed.success) return [];
-    const cookie = parsed.data;
-    const expires = cookie.expires > 0 ? Math.floor(cookie.expires) : -1;
-    return [
-      {
-        name: cookie.name,
-        value: cookie.value,
-        domain: cookie.domain,
-        path: cookie.path,
-        expires,
-        http_only: cookie.httpOnly,
-        secure: cookie.secure,
-        same_site: cookie.sameSite,
-      },
-    ];
-  });
+  const cookies = state.cookies.map((cookie) => ({
+    name: cookie.name,
+    value: cookie.value,
+    domain: cookie.domain,
+    path: cookie.path,
+    expires: cookie.expires > 0 ? Math.floor(cookie.expires) : -1,
+    http_only: cookie.httpOnly,
+    secure: cookie.secure,
+    same_site: cookie.sameSite,
+  }));
   return { cookies, local_storage: state.local_storage, session_storage: state.session_storage, indexed_db: before.indexed_db };
 }
