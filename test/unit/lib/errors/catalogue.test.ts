@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CATALOGUE, ServiceError, problemBody, codeAnchor, type ErrorCode } from '../../lib/errors/index.js';
+import { ERROR_CATALOGUE, ServiceError, problemBody, codeAnchor, type ErrorCode } from '../../../../lib/errors/index.js';
 import { SPEC_CATALOGUE_ROWS } from './spec-catalogue.js';
 
 describe('error catalogue', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseScrapeBody } from '../../lib/scrape/params.js';
+import { parseScrapeBody } from '../../../../lib/scrape/params.js';
 import { URL, body, expectServiceError, options } from './helpers.js';
 
 describe('POST body: defaults', () => {

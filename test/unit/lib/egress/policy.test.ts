@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../../lib/errors/index.js';
-import { DEFAULT_EGRESS_POLICY, checkProxyUrl, checkTargetUrl, classifyAddress, isAddressAllowed, resolveAllowed } from '../../lib/egress/policy.js';
+import { ServiceError } from '../../../../lib/errors/index.js';
+import { DEFAULT_EGRESS_POLICY, checkProxyUrl, checkTargetUrl, classifyAddress, isAddressAllowed, resolveAllowed } from '../../../../lib/egress/policy.js';
 
 const loopbackAllowed = { allowLoopback: true };
 

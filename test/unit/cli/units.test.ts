@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { parseBatchInput } from '../../cli/batch/input.js';
-import { lineProgress, progressLine } from '../../cli/batch/progress.js';
-import { formatDuration, RateMeter } from '../../cli/batch/rate.js';
-import { chunkItems, MAX_BODY_BYTES, type BatchJob } from '../../cli/batch/submit.js';
-import { CliUsageError } from '../../cli/exit-codes.js';
-import { formatProblem, problemFrom } from '../../cli/problem.js';
-import { backoff, retryAfterSeconds, retryDelay, type RetryPolicy } from '../../cli/retry.js';
-import { flagName, scrapeParametersFrom } from '../../cli/scrape/parameter-flags.js';
-import { QUERY_ENCODING, ScrapeInputSchema } from '../../lib/scrape/fields.js';
-import { scrapeCommand } from '../../cli/scrape/command.js';
+import { parseBatchInput } from '../../../cli/batch/input.js';
+import { lineProgress, progressLine } from '../../../cli/batch/progress.js';
+import { formatDuration, RateMeter } from '../../../cli/batch/rate.js';
+import { chunkItems, MAX_BODY_BYTES, type BatchJob } from '../../../cli/batch/submit.js';
+import { CliUsageError } from '../../../cli/exit-codes.js';
+import { formatProblem, problemFrom } from '../../../cli/problem.js';
+import { backoff, retryAfterSeconds, retryDelay, type RetryPolicy } from '../../../cli/retry.js';
+import { flagName, scrapeParametersFrom } from '../../../cli/scrape/parameter-flags.js';
+import { QUERY_ENCODING, ScrapeInputSchema } from '../../../lib/scrape/fields.js';
+import { scrapeCommand } from '../../../cli/scrape/command.js';
 
 const policy = (random: number): RetryPolicy => ({ maxRetries: 3, baseDelayMs: 1000, random: () => random });
 const retryable = { status: 503, code: 'ERR::ENGINE::UNAVAILABLE', retryable: true };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseScrapeQuery } from '../../lib/scrape/params.js';
+import { parseScrapeQuery } from '../../../../lib/scrape/params.js';
 import { URL, body, expectServiceError, options, query } from './helpers.js';
 
 describe('GET query: encoding table', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SessionStateSchema } from '../../lib/protocol/index.js';
-import { SessionCookieJar, splitSetCookie } from '../../worker/fetch/cookie-jar.js';
+import { SessionStateSchema } from '../../../../lib/protocol/index.js';
+import { SessionCookieJar, splitSetCookie } from '../../../../worker/fetch/cookie-jar.js';
 
 const EMPTY = { session_id: 'S', cookies: [], local_storage: {}, session_storage: { o: { k: 'v' } } };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReconcileQueue, type ReconcileOutcome } from '../../operator/queue.js';
+import { ReconcileQueue, type ReconcileOutcome } from '../../../operator/queue.js';
 
 /** A reconcile whose runs the test finishes by hand. */
 function controlled() {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { EngineName } from '../../lib/protocol/engines.js';
-import { checkMaxCost, engineCostMicro, isBillableStatus, isCacheable, reservationMicro } from '../../lib/scrape/cost.js';
-import type { EnginePlan } from '../../lib/scrape/engine-selection.js';
+import type { EngineName } from '../../../../lib/protocol/engines.js';
+import { checkMaxCost, engineCostMicro, isBillableStatus, isCacheable, reservationMicro } from '../../../../lib/scrape/cost.js';
+import type { EnginePlan } from '../../../../lib/scrape/engine-selection.js';
 import { body, expectServiceError } from './helpers.js';
 
 const M = 1_000_000;
