@@ -13,6 +13,7 @@ import { checkCsrf, requireUser } from './auth/session.js';
 import type { DashboardContext } from './context.js';
 import { loadMembership } from './org-access.js';
 import { accountRoutes } from './routes/account.js';
+import { API_REFERENCE_PATH, apiReferenceRoutes } from './routes/api-reference.js';
 import { batchRoutes } from './routes/batch.js';
 import { keyRoutes } from './routes/keys.js';
 import { projectRoutes } from './routes/projects.js';
@@ -44,7 +45,10 @@ export function defaultAssetsDir(): string {
 }
 
 /** The dashboard's Express app: JSON under /api, the built front end at /, both on one origin. */
-export function createDashboardApp(context: DashboardContext, options: { assetsDir: string; routers: MountedRouter[] }): express.Express {
+export function createDashboardApp(
+  context: DashboardContext,
+  options: { assetsDir: string; routers: MountedRouter[]; apiUrl: () => string },
+): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -59,6 +63,7 @@ export function createDashboardApp(context: DashboardContext, options: { assetsD
   app.use('/api', (req) => {
     throw new ServiceError('ERR::REQUEST::NOT_FOUND', `No dashboard route ${req.method} ${req.path}`);
   });
+  app.use(API_REFERENCE_PATH, apiReferenceRoutes(options.apiUrl));
   for (const mounted of options.routers) app.use(mounted.path, mounted.router);
   app.use('/assets', express.static(options.assetsDir, { index: false, fallthrough: false }));
   app.get('/', (_req, res) => {
@@ -108,7 +113,7 @@ export async function startDashboard(deps: DashboardDeps, port: number): Promise
     api: new ApiClient(deps.db, () => deps.apiUrl),
     publicUrl: () => url,
   };
-  const app = createDashboardApp(context, { assetsDir: deps.assetsDir ?? defaultAssetsDir(), routers: deps.routers ?? [] });
+  const app = createDashboardApp(context, { assetsDir: deps.assetsDir ?? defaultAssetsDir(), routers: deps.routers ?? [], apiUrl: () => deps.apiUrl });
   const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -29,7 +29,8 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-const INIT = `window.ui = SwaggerUIBundle({ url: './openapi.json', dom_id: '#reference', deepLinking: true });\n`;
+// validatorUrl null: Swagger UI would otherwise load a badge from an outside validator service.
+const INIT = `window.ui = SwaggerUIBundle({ url: './openapi.json', dom_id: '#reference', deepLinking: true, validatorUrl: null });\n`;
 
 /**
  * The rendered API reference: GET / (the page), /openapi.json (the document) and the renderer's
