@@ -107,6 +107,8 @@ export class WorkerNode {
   private async handle(payload: Uint8Array): Promise<Uint8Array> {
     const parsed = ScrapeJobSchema.safeParse(decodeJson(payload));
     if (!parsed.success) {
+      // A gateway and a worker of different versions disagreeing on the job: say where.
+      this.options.logger.error({ worker_id: this.id, issues: parsed.error.issues.slice(0, 5) }, 'malformed job on the bus');
       return encodeJson(this.refusal(new ServiceError('ERR::INTERNAL::ERROR', 'Malformed job on the bus')));
     }
     const job = parsed.data;
