@@ -47,4 +47,15 @@ describe('main content: noise lines inside the chosen article', () => {
     expect(isDateLine('The council met on 14 January to approve the plan.')).toBe(false);
     expect(isDateLine('£24.99')).toBe(false);
   });
+
+  it('reads the page outside a <body> opened inside noscript, and every body of a page that opens several, once', () => {
+    const story =
+      '<h1>New ferry timetable starts on Monday</h1><p>The morning crossing moves to half past seven so that commuters reach the station before the first fast train, the operator said.</p><p>Evening sailings stay as they are until the summer, when a late boat returns on Fridays and Saturdays.</p>';
+    const inNoscript = `<html><head><title>Ferry</title></head><noscript><body id="page"><p>Turn on scripts</p></noscript><div>${story}</div></html>`;
+    expect(render('text', inNoscript)).toContain('The morning crossing moves to half past seven');
+    const twoBodies = `<html><head><title>Ferry</title></head><body><p>Weather: 25 degrees</p></body><body><div>${story}</div></body></html>`;
+    const text = render('text', twoBodies);
+    expect(text).toContain('The morning crossing moves to half past seven');
+    expect(text.split('Evening sailings stay').length - 1).toBe(1);
+  });
 });
