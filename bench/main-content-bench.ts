@@ -120,26 +120,49 @@ function readability(pages: Page[]): { output: Record<string, { articleBody: str
   return { output, seconds: (performance.now() - started) / 1000 };
 }
 
-function timed(pages: Page[], convert: (page: Page) => unknown): number {
-  const started = performance.now();
-  for (const page of pages) {
+/** The throughput lines run on every THROUGHPUT_EVERY-th page: a fixed amount of work, whatever the load. */
+const THROUGHPUT_EVERY = 3;
+
+/**
+ * Seconds each side spends on the same pages, interleaved page by page so that a change of load
+ * on the shared machine weighs on both alike.
+ */
+function timedPair(pages: Page[], left: (page: Page) => unknown, right: (page: Page) => unknown): [number, number] {
+  const spent: [number, number] = [0, 0];
+  const run = (side: 0 | 1, convert: (page: Page) => unknown, page: Page): void => {
+    const started = performance.now();
     try {
       convert(page);
     } catch {
       // a page either side cannot convert costs its time and nothing else
     }
+    spent[side] += performance.now() - started;
+  };
+  for (const page of pages) {
+    run(0, left, page);
+    run(1, right, page);
   }
-  return (performance.now() - started) / 1000;
+  return [spent[0] / 1000, spent[1] / 1000];
 }
 
-function score(outputs: Record<string, Record<string, { articleBody: string }>>): string {
+interface Scores {
+  table: string;
+  metrics: Record<string, { f1: number; precision: number; recall: number }>;
+}
+
+function score(outputs: Record<string, Record<string, { articleBody: string }>>): Scores {
   const dir = mkdtempSync(path.join(tmpdir(), 'trawler-content-bench-'));
   mkdirSync(path.join(dir, 'output'));
   copyFileSync(path.join(SET, 'ground-truth.json'), path.join(dir, 'ground-truth.json'));
   for (const [name, output] of Object.entries(outputs)) writeFileSync(path.join(dir, 'output', `${name}.json`), JSON.stringify(output));
-  const result = spawnSync('python3', [path.join(COLLECTION, 'evaluate.py'), '--n-bootstrap', '100'], { cwd: dir, encoding: 'utf8' });
+  const result = spawnSync('python3', [path.join(COLLECTION, 'evaluate.py'), '--n-bootstrap', '100', '--output', 'scores.json'], { cwd: dir, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`evaluate.py failed: ${result.stderr}`);
-  return `${result.stdout.trim()}\n(outputs kept in ${dir})`;
+  const metrics = JSON.parse(readFileSync(path.join(dir, 'scores.json'), 'utf8')) as Scores['metrics'];
+  return { table: `${result.stdout.trim()}\n(outputs kept in ${dir})`, metrics };
+}
+
+function megabytesOf(pages: Page[]): number {
+  return pages.reduce((sum, page) => sum + page.bytes, 0) / 1e6;
 }
 
 async function main(): Promise<void> {
@@ -148,18 +171,39 @@ async function main(): Promise<void> {
     return;
   }
   const pages = loadPages();
-  const megabytes = pages.reduce((sum, page) => sum + page.bytes, 0) / 1e6;
-  console.log(`${pages.length} pages, ${megabytes.toFixed(1)} MB of HTML; text, main_content_only=true`);
+  const megabytes = megabytesOf(pages);
+  console.log(`${pages.length} pages, ${megabytes.toFixed(1)} MB of HTML; text, main_content_only=true (machine may be shared: compare the two sides, not runs)`);
   const ours = await scrapeThroughApi(pages);
   const reference = readability(pages);
-  console.log(score({ trawler: ours.output, readability: reference.output }));
-  const line = (label: string, seconds: number) => console.log(`${label.padEnd(44)} ${(megabytes / seconds).toFixed(2).padStart(6)} MB/s`);
-  line(`trawler through the API (${CONCURRENCY} at a time; ${ours.failed})`, ours.seconds);
-  line('trawler text pipeline, in-process, one core', timed(pages, (page) => processContent(htmlInput(page.html, 'http://127.0.0.1/', { response_format: 'text' }))));
-  line('readability 0.6 on linkedom, one core', reference.seconds);
+  const { table, metrics } = score({ trawler: ours.output, readability: reference.output });
+  console.log(table);
+  const row = (label: string, name: string, seconds: number): void => {
+    const m = metrics[name];
+    console.log(`${label.padEnd(44)} F1 ${m.f1.toFixed(3)}  precision ${m.precision.toFixed(3)}  recall ${m.recall.toFixed(3)}  ${(megabytes / seconds).toFixed(2).padStart(6)} MB/s`);
+  };
+  row(`trawler through the API (${CONCURRENCY} at a time; ${ours.failed})`, 'trawler', ours.seconds);
+  row('readability 0.6 on linkedom, one core', 'readability', reference.seconds);
+
+  const sample = pages.filter((_, index) => index % THROUGHPUT_EVERY === 0);
+  const sampleMegabytes = megabytesOf(sample);
+  const line = (label: string, seconds: number) => console.log(`${label.padEnd(44)} ${(sampleMegabytes / seconds).toFixed(2).padStart(6)} MB/s`);
+  console.log(`throughput on every ${THROUGHPUT_EVERY}rd page (${sample.length} pages, ${sampleMegabytes.toFixed(1)} MB), one core, interleaved page by page:`);
+  const [textSeconds, readabilitySeconds] = timedPair(
+    sample,
+    (page) => processContent(htmlInput(page.html, 'http://127.0.0.1/', { response_format: 'text' })),
+    (page) => new Readability(parseHTML(page.html).document as unknown as Document).parse(),
+  );
+  line('trawler text main_content_only, in-process', textSeconds);
+  line('readability 0.6 on linkedom', readabilitySeconds);
   const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' });
-  line('markdown: turndown alone (whole page)', timed(pages, (page) => turndown.turndown(page.html)));
-  line('markdown: trawler main_content_only', timed(pages, (page) => processContent(htmlInput(page.html, 'http://127.0.0.1/', { response_format: 'markdown' }))));
+  const [markdownSeconds, turndownSeconds] = timedPair(
+    sample,
+    (page) => processContent(htmlInput(page.html, 'http://127.0.0.1/', { response_format: 'markdown' })),
+    (page) => turndown.turndown(page.html),
+  );
+  line('markdown: trawler main_content_only', markdownSeconds);
+  line('markdown: turndown alone (whole page)', turndownSeconds);
+  console.log(`markdown main_content_only / turndown alone: ${(turndownSeconds / markdownSeconds).toFixed(2)}x the throughput`);
 }
 
 await main();

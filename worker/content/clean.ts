@@ -2,10 +2,14 @@ import type { Cheerio, CheerioAPI } from 'cheerio';
 import type { AnyNode, ParentNode } from 'domhandler';
 import { selectMainContent } from './main/index.js';
 
-/** body, or the document root for fragments without one. */
+/**
+ * The outermost body, or the document root for fragments without one and for pages whose markup
+ * opens several bodies side by side or one inside noscript (script fallbacks of old pages): there the
+ * page's text lies outside that body.
+ */
 export function contentRoot($: CheerioAPI): Cheerio<AnyNode> {
-  const body: Cheerio<AnyNode> = $('body');
-  return body.length > 0 ? body : $.root();
+  const body: Cheerio<AnyNode> = $('body').filter((_, element) => $(element).parents('body').length === 0);
+  return body.length === 1 && body.closest('noscript, head').length === 0 ? body : $.root();
 }
 
 /** Never content in any textual output. */

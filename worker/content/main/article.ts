@@ -15,6 +15,7 @@ export function readabilityArticle(document: Document): ReadabilityArticle | nul
       maxElemsToParse: MAX_ELEMENTS,
       keepClasses: true,
       charThreshold: 300,
+      disableJSONLD: true,
       serializer: (node) => node as Element,
     });
     const article = reader.parse();

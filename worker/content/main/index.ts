@@ -6,6 +6,7 @@ import { readabilityArticle } from './article.js';
 import { parsePage } from './dom.js';
 import { proseBlocks } from './fallback.js';
 import { cleanArticle } from './postclean.js';
+import { dropNoiseParagraphs } from './refine.js';
 import { removeFurniture } from './preclean.js';
 
 export type MainContentSource = 'article' | 'baseline' | 'page';
@@ -32,6 +33,20 @@ function normalised(text: string): string {
 
 function chars(nodes: AnyNode[]): number {
   return nodes.reduce((sum, node) => sum + normalised(flatText(node)).length, 0);
+}
+
+/** "Headline - Site name", "Site | Section | Headline": the longest part is the headline. */
+function withoutSiteName(title: string): string {
+  const parts = title.split(/\s+[-|:\u00bb\u2013\u2014]\s+/).map((part) => part.trim()).filter((part) => part !== '');
+  if (parts.length < 2) return title;
+  const longest = parts.reduce((best, part) => (part.length > best.length ? part : best));
+  return longest.split(/\s+/).length >= 3 ? longest : title;
+}
+
+/** The headline chosen for the article: the page's h1 when the title names it, else the title without the site's name. */
+function articleHeadline(title: string, headline: (title: string) => string): string {
+  const chosen = headline(title);
+  return chosen === title ? withoutSiteName(title) : chosen;
 }
 
 /** Readability keeps the headline out of its content; the headline belongs to the article. */
@@ -65,11 +80,12 @@ export function selectMainContent(body: ParentNode, headHtml: string, headline: 
     cleanArticle(article.content);
     articleChars = normalised(article.content.textContent ?? '').length;
     if (articleChars >= MIN_ARTICLE_CHARS || articleChars >= pageChars / 3) {
-      return { nodes: withHeadline(article.content, headline(article.title)), source: 'article' };
+      const nodes = withHeadline(article.content, articleHeadline(article.title, headline));
+      return { nodes: dropNoiseParagraphs(nodes), source: 'article' };
     }
   }
   const prose = proseBlocks(body);
   if (chars(prose) > articleChars) return { nodes: prose, source: 'baseline' };
-  if (article && articleChars > 0) return { nodes: withHeadline(article.content, headline(article.title)), source: 'article' };
+  if (article && articleChars > 0) return { nodes: withHeadline(article.content, articleHeadline(article.title, headline)), source: 'article' };
   return { nodes: [...body.children], source: 'page' };
 }

@@ -44,4 +44,4 @@ export const FURNITURE_HEADING = /^(related|recommended|more (stories|from|on|ne
  * follows it are comments, related links or the page footer.
  */
 export const TERMINATING_BLOCK =
-  /^(comments?\b|\d+ comments?\b|post a comment|leave a (comment|reply)|add (a |your )?comment|have your say|reader comments|related (stories|articles|links|content|news)\b|more (stories|news|articles)\b|recommended (for you|stories|articles)|you (may|might) (also )?like|(©|\(c\)|copyright\b)|all rights reserved|tags:|share this|what do you think\?)/i;
+  /^(comments?\b|\d+ comments?\b|post a comment|leave a (comment|reply)|add (a |your )?comment|have your say|reader comments|related (stories|articles|links|content|news)\b|more (stories|news|articles)\b|recommended (for you|stories|articles)|you (may|might) (also )?like|(©|\(c\)|copyright\b)|all rights reserved|tags:|share this|what do you think\?|posted by\b|your (comments|views|say)\b|no comments|be the first to comment|(e-?mail|send) this (article|story|page)|printer[- ]friendly)/i;

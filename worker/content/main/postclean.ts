@@ -22,6 +22,16 @@ function isFurnitureHeading(element: Element): boolean {
   return text.length < 60 && FURNITURE_HEADING.test(text);
 }
 
+/** Below this declared size (pixels) an image is an icon, a spacer or a button. */
+const ICON_SIZE = 100;
+
+/** Icons, spacers and linked teaser images: not the article's pictures. */
+function isDecorative(image: Element): boolean {
+  const size = (name: string): number => Number.parseInt(image.getAttribute(name) ?? '', 10);
+  if (size('width') < ICON_SIZE || size('height') < ICON_SIZE) return true;
+  return image.closest('a') !== null;
+}
+
 /** Removes link lists and announced boilerplate blocks left inside the chosen article. */
 export function cleanArticle(article: Element): void {
   for (const element of Array.from(article.querySelectorAll(BLOCKS))) {
@@ -33,5 +43,6 @@ export function cleanArticle(article: Element): void {
     if (next && (next.localName === 'ul' || next.localName === 'ol') && linkDensity(next) > 0.3) next.remove();
     heading.remove();
   }
+  for (const image of Array.from(article.querySelectorAll('img'))) if (isDecorative(image)) image.remove();
   trimBlocks(article);
 }

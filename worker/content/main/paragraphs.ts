@@ -1,0 +1,78 @@
+import type { AnyNode, Element, ParentNode } from 'domhandler';
+
+/** Tags that start a paragraph of their own (jusText's PARAGRAPH_TAGS). */
+const PARAGRAPH_TAGS = new Set([
+  'body', 'blockquote', 'caption', 'center', 'col', 'colgroup', 'dd', 'div', 'dl', 'dt', 'fieldset', 'form', 'legend',
+  'optgroup', 'option', 'p', 'pre', 'table', 'td', 'textarea', 'tfoot', 'th', 'thead', 'tr', 'ul', 'ol', 'li',
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article', 'main', 'header', 'footer', 'figure', 'figcaption', 'address',
+]);
+const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'select', 'option']);
+
+export interface Paragraph {
+  text: string;
+  linked: number;
+  heading: boolean;
+  /** The innermost paragraph-starting element around the text. */
+  owner: Element;
+  /** The text is all the owner holds (no other paragraph shares it or lies inside it). */
+  whole: boolean;
+}
+
+/** Splits a subtree into jusText paragraphs: block tags and double <br> end one. */
+export function paragraphs(root: ParentNode & Element): Paragraph[] {
+  const found: Paragraph[] = [];
+  let parts: string[] = [];
+  let linked = 0;
+  let heading = false;
+  let owner = root;
+  let breaks = 0;
+  const flush = (): void => {
+    const text = parts.join('').replace(/\s+/g, ' ').trim();
+    if (text !== '') found.push({ text, linked: Math.min(linked, text.length), heading, owner, whole: false });
+    parts = [];
+    linked = 0;
+    heading = false;
+    breaks = 0;
+  };
+  const visit = (node: AnyNode, inLink: boolean, inHeading: boolean): void => {
+    if (node.type === 'text') {
+      const data = node.data;
+      if (data.trim() !== '') breaks = 0;
+      parts.push(data);
+      if (inLink) linked += data.replace(/\s+/g, ' ').trim().length;
+      heading ||= inHeading && data.trim() !== '';
+      return;
+    }
+    if (node.type !== 'tag') return;
+    const element = node;
+    if (SKIPPED.has(element.name)) return;
+    if (element.name === 'br') {
+      breaks += 1;
+      if (breaks >= 2) flush();
+      else parts.push(' ');
+      return;
+    }
+    const block = PARAGRAPH_TAGS.has(element.name);
+    const outer = owner;
+    if (block) {
+      flush();
+      owner = element;
+    }
+    const isHeading = inHeading || /^h[1-6]$/.test(element.name);
+    for (const child of element.children) visit(child, inLink || element.name === 'a', isHeading);
+    if (block) {
+      flush();
+      owner = outer;
+    } else if (element.name === 'img' && element.attribs.alt) parts.push(' ');
+  };
+  for (const child of root.children) visit(child, false, false);
+  flush();
+  const perOwner = new Map<Element, number>();
+  for (const paragraph of found) perOwner.set(paragraph.owner, (perOwner.get(paragraph.owner) ?? 0) + 1);
+  const holdsOthers = new Set<AnyNode>();
+  for (const paragraph of found) {
+    for (let node = paragraph.owner.parent; node && !holdsOthers.has(node); node = node.parent) holdsOthers.add(node);
+  }
+  for (const paragraph of found) paragraph.whole = perOwner.get(paragraph.owner) === 1 && !holdsOthers.has(paragraph.owner);
+  return found;
+}
