@@ -34,7 +34,8 @@ export class RequestLogWriter {
   add(entry: RequestLogEntry, organizationId: string): void {
     this.waiting.set(entry.id, { entry, organizationId });
     if (this.waiting.size === WARN_PENDING) this.logger.error({ pending: WARN_PENDING }, 'request log entries are piling up unwritten');
-    if (this.waiting.size >= MAX_BATCH) void this.flush();
+    // A full batch goes at once, unless the store is failing: then the retry timer paces the writes.
+    if (this.waiting.size >= MAX_BATCH && this.failures === 0) void this.flush();
     else this.schedule(this.options.flushMs);
   }
 
