@@ -108,3 +108,45 @@ describe('reusable leases', () => {
     lease.release();
   });
 });
+
+describe('a slow dial of an earlier use', () => {
+  it('records nothing on the request that holds the lease next', async () => {
+    let answer: (addresses: string[]) => void = () => undefined;
+    let asked: () => void = () => undefined;
+    const lookupAsked = new Promise<void>((resolve) => (asked = resolve));
+    const slowGuard = await EgressGuard.start({
+      policy,
+      lookup: () => {
+        asked();
+        return new Promise<string[]>((resolve) => (answer = resolve));
+      },
+    });
+    try {
+      const first = slowGuard.lease({ requestId: 'first', upstreamProxy: null, reusable: true });
+      const request = http.request({
+        host: '127.0.0.1',
+        port: slowGuard.port,
+        path: `http://slow.test:${forbidden.port}/`,
+        headers: { 'proxy-authorization': `Basic ${Buffer.from(`${first.username}:${first.password}`).toString('base64')}` },
+      });
+      request.on('error', () => undefined);
+      request.end();
+      await lookupAsked;
+      // The first request gives up while its connection is still being dialled.
+      request.destroy();
+      first.release();
+      const next = slowGuard.lease({ requestId: 'next', upstreamProxy: null, reusable: true });
+      expect(next.username).toBe(first.username);
+      answer(['127.0.0.2']);
+      // The refused dial settles in microtasks once the lookup answers; one macrotask turn outlasts them.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(next.failure()).toBeNull();
+      expect(next.blocked()).toEqual([]);
+      expect(next.timeline()).toEqual([]);
+      expect(forbidden.connections()).toBe(0);
+      next.release();
+    } finally {
+      await slowGuard.close();
+    }
+  });
+});

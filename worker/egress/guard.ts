@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
-import { ServiceError } from '../../lib/errors/index.js';
+import { ServiceError, type TimelineStep } from '../../lib/errors/index.js';
 import { bareHost, checkProxyUrl, checkTargetUrl, type EgressPolicy, type LookupFn } from '../../lib/egress/policy.js';
 import { dial } from './dial.js';
 import { LeaseRecord, type EgressLease } from './lease.js';
@@ -158,11 +158,22 @@ export class EgressGuard {
   private async open(lease: LeaseRecord, target: URL, signal: AbortSignal): Promise<Socket> {
     const host = bareHost(target);
     const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
+    // A reusable lease may serve the next request before a slow dial of the previous one ends: what
+    // that dial meets is recorded only while its own use is current.
+    const use = lease.use;
+    const scoped = {
+      upstreamProxy: lease.upstreamProxy,
+      recordStep: (step: TimelineStep) => {
+        if (lease.isCurrent(use)) lease.recordStep(step);
+      },
+      track: (socket: Socket) => lease.track(socket),
+    };
     try {
       checkTargetUrl(target.href, this.policy);
-      return await dial({ host, port, policy: this.policy, lookup: this.lookup, lease, signal });
+      return await dial({ host, port, policy: this.policy, lookup: this.lookup, lease: scoped, signal });
     } catch (caught) {
       const error = asServiceError(caught);
+      if (!lease.isCurrent(use)) throw error;
       if (!signal.aborted) lease.recordFailure(error);
       if (error.code === 'ERR::SECURITY::SSRF_BLOCKED') lease.recordBlocked({ host, port, reason: error.detail ?? 'blocked' });
       throw error;
