@@ -1,13 +1,23 @@
 /**
- * Gateway overhead on the fetch tier: the same local page fetched directly and through POST /v1/scrape
- * (embedded mode: gateway, in-process bus, fetch worker, content pipeline). Prints figures; not a test.
+ * Fetch-tier overhead (issue 11 goal 1): the same local page fetched directly and through POST
+ * /v1/scrape, in the embedded default (PGlite, in-process bus, everything in this process) and in
+ * distributed mode (PostgreSQL + NATS, gateway and fetch worker as child processes). Each mode's
+ * direct and through-API figures come from the same run. Prints figures; not a test.
  */
 import { startEmbedded } from '../test/support/embedded.js';
 import { startTargetSite } from '../test/support/target-site.js';
+import { startDistributed } from './distributed.js';
 
 const SEQUENTIAL = Number(process.env.BENCH_REQUESTS ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const MODES = (process.env.BENCH_MODES ?? 'embedded,distributed').split(',');
+
+interface Figures {
+  p50: number;
+  p95: number;
+  rps: number;
+}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -38,37 +48,63 @@ async function throughput(run: () => Promise<void>): Promise<number> {
   return done / THROUGHPUT_SECONDS;
 }
 
-async function main(): Promise<void> {
-  const site = await startTargetSite();
-  const service = await startEmbedded({ engines: ['fetch'] });
-  await service.db.query('UPDATE organizations SET rate_limit_per_second = 1000000, concurrency_limit = 10000');
-  const page = `${site.origin}/static/article.html`;
+async function figures(run: () => Promise<void>): Promise<Figures> {
+  const ms = await latencies(run, SEQUENTIAL);
+  return { p50: percentile(ms, 50), p95: percentile(ms, 95), rps: await throughput(run) };
+}
+
+/** Direct and through-API, warmed up alike, measured one after the other in this run. */
+async function compare(page: string, api: { url: string; secret: string }): Promise<{ direct: Figures; viaApi: Figures }> {
   const direct = async () => {
     const response = await fetch(page);
     await response.arrayBuffer();
   };
   const viaApi = async () => {
-    const response = await fetch(`${service.url}/v1/scrape`, {
+    const response = await fetch(`${api.url}/v1/scrape`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${service.secret}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${api.secret}`, 'content-type': 'application/json' },
       body: JSON.stringify({ url: page, cache: false }),
     });
     if (response.status !== 200) throw new Error(`scrape answered ${response.status}: ${await response.text()}`);
     await response.arrayBuffer();
   };
-  await latencies(viaApi, 20);
-  await latencies(direct, 20);
-  const directMs = await latencies(direct, SEQUENTIAL);
-  const apiMs = await latencies(viaApi, SEQUENTIAL);
-  const directRps = await throughput(direct);
-  const apiRps = await throughput(viaApi);
-  const row = (name: string, ms: number[], rps: number) =>
-    `${name.padEnd(22)} p50 ${percentile(ms, 50).toFixed(2).padStart(7)} ms   p95 ${percentile(ms, 95).toFixed(2).padStart(7)} ms   ${rps.toFixed(0).padStart(6)} req/s (concurrency ${CONCURRENCY})`;
-  console.log(`gateway overhead, fetch tier, ${SEQUENTIAL} sequential requests, ${THROUGHPUT_SECONDS} s throughput runs`);
-  console.log(row('direct to the page', directMs, directRps));
-  console.log(row('through /v1/scrape', apiMs, apiRps));
-  console.log(`added latency: p50 ${(percentile(apiMs, 50) - percentile(directMs, 50)).toFixed(2)} ms, p95 ${(percentile(apiMs, 95) - percentile(directMs, 95)).toFixed(2)} ms`);
-  await service.stop();
+  await latencies(viaApi, 50);
+  await latencies(direct, 50);
+  return { direct: await figures(direct), viaApi: await figures(viaApi) };
+}
+
+function print(mode: string, { direct, viaApi }: { direct: Figures; viaApi: Figures }): void {
+  const row = (name: string, f: Figures) =>
+    `  ${name.padEnd(20)} p50 ${f.p50.toFixed(2).padStart(7)} ms   p95 ${f.p95.toFixed(2).padStart(7)} ms   ${f.rps.toFixed(0).padStart(6)} req/s at c=${CONCURRENCY}`;
+  console.log(`${mode}:`);
+  console.log(row('direct to the page', direct));
+  console.log(row('through /v1/scrape', viaApi));
+  const added = viaApi.p50 - direct.p50;
+  const ratio = viaApi.rps / direct.rps;
+  console.log(`  added p50 ${added.toFixed(2)} ms (target <= 2), throughput ${ratio.toFixed(3)}x direct (target >= 0.2)`);
+}
+
+async function main(): Promise<void> {
+  const site = await startTargetSite();
+  const page = `${site.origin}/static/article.html`;
+  console.log(`fetch tier overhead, ${SEQUENTIAL} sequential requests, ${THROUGHPUT_SECONDS} s throughput runs at concurrency ${CONCURRENCY}`);
+  if (MODES.includes('embedded')) {
+    const service = await startEmbedded({ engines: ['fetch'] });
+    await service.db.query('UPDATE organizations SET rate_limit_per_second = 1000000, concurrency_limit = 10000');
+    print('embedded (PGlite, in-process bus, one process)', await compare(page, service));
+    await service.stop();
+  }
+  if (MODES.includes('distributed')) {
+    const service = await startDistributed();
+    if (service === null) console.log('distributed: skipped, PostgreSQL or NATS not reachable');
+    else {
+      try {
+        print('distributed (PostgreSQL + NATS, gateway and fetch worker processes)', await compare(page, service));
+      } finally {
+        await service.stop();
+      }
+    }
+  }
   await site.close();
 }
 

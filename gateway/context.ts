@@ -8,6 +8,7 @@ import type { KeyResolver } from './auth/key-resolver.js';
 import type { ConcurrencyLimiter } from './limits/concurrency.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { WorkerDirectory } from './membership.js';
+import type { RequestLogWriter } from './request-log/log-writer.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { WorkTracker } from './work-tracker.js';
 
@@ -25,6 +26,8 @@ export interface GatewayContext {
   concurrency: ConcurrencyLimiter;
   egressPolicy: EgressPolicy;
   version: string;
+  /** The batched request-log writer; its pending entries are found by GET /v1/requests/{id}. */
+  requestLog: RequestLogWriter;
   /** Scrapes under way: shutdown waits for them before the store and bus close. */
   work: WorkTracker;
 }

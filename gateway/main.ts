@@ -8,6 +8,7 @@ import { releaseStaleReservations } from '../lib/store/credits.js';
 import { createApp } from './app.js';
 import { answerMalformedRequests } from './client-error.js';
 import { startRequestLogPurge } from './request-log/purge.js';
+import { RequestLogWriter } from './request-log/log-writer.js';
 import { startBatchDispatcher, type DispatcherHooks } from './batch/dispatcher.js';
 import { startWebhookDeliverer } from './webhooks/deliverer.js';
 import { purgeCache } from './scrape/cache.js';
@@ -55,6 +56,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
     ...(deps.limits ?? createLimits(deps.db, deps.logger)),
     egressPolicy: { allowLoopback: deps.config.TRAWLER_ALLOW_LOOPBACK_TARGETS },
+    requestLog: new RequestLogWriter(deps.db, deps.logger, { flushMs: deps.config.REQUEST_LOG_FLUSH_MS }),
     work: new WorkTracker(),
   };
   let draining = false;
@@ -101,6 +103,8 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
       clearTimeout(timer);
       // Handlers whose connection was cut at the deadline still settle holds and write their log.
       await context.work.drain(Math.max(0, deadline - Date.now()) + SETTLE_AFTER_GRACE_MS);
+      // Every answered request's entry is stored before the store closes (docs/request-log.md).
+      await context.requestLog.close();
       await context.concurrency.close();
       await directory.stop();
     },

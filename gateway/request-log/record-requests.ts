@@ -1,6 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
 import { codeAnchor } from '../../lib/errors/index.js';
-import { insertRequestLog } from '../../lib/store/request-log.js';
 import type { RequestLogEntry, RequestStatus } from '../../lib/store/request-log-entry.js';
 import type { GatewayContext } from '../context.js';
 import { principalOf } from '../middleware/auth.js';
@@ -10,9 +9,10 @@ type End = (...args: unknown[]) => Response;
 /**
  * The one request-log writer. Every authenticated /v1 request gets an entry, so any X-Request-Id
  * resolves with GET /v1/requests/{id} (cross-cutting rule 5, docs/request-log.md): the route's own
- * (`res.locals.requestLogEntry`, scrapes) or a generic one. It is written as the answer is ended and
- * before its last bytes leave, so a caller holding the answer finds its entry; `bytes_out` is what
- * was sent. Reads of the request log itself write nothing: paging through the log must not change it.
+ * (`res.locals.requestLogEntry`, scrapes) or a generic one. It is handed to the batched writer as the
+ * answer is ended and before its last bytes leave, so a caller holding the answer finds its entry
+ * (pending or stored); `bytes_out` is what was sent. Reads of the request log itself write nothing:
+ * paging through the log must not change it.
  */
 export function recordRequests(context: GatewayContext) {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -24,10 +24,8 @@ export function recordRequests(context: GatewayContext) {
       if (ended) return end(...args);
       ended = true;
       const entry = { ...(res.locals.requestLogEntry ?? genericEntry(res, principal.project.id)), bytes_out: bytesOf(args[0], res) };
-      void insertRequestLog(context.db, entry, principal.organization.id)
-        .catch((error: unknown) => res.locals.logger.error({ err: error }, 'request log write failed'))
-        .finally(() => end(...args));
-      return res;
+      context.requestLog.add(entry, principal.organization.id);
+      return end(...args);
     };
     res.end = endAfterLogging as Response['end'];
     next();

@@ -1,6 +1,7 @@
 import { Router, type Response } from 'express';
 import { ServiceError } from '../../lib/errors/index.js';
-import { getRequestLog, listRequestLog } from '../../lib/store/request-log.js';
+import { listRequestLog } from '../../lib/store/request-log.js';
+import { findRequestLogEntry } from '../request-log/find-entry.js';
 import type { GatewayContext } from '../context.js';
 import { principalOf, requireScope } from '../middleware/auth.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
@@ -30,6 +31,8 @@ export function requestLogRoutes(context: GatewayContext): Router {
           `The cursor is older than the ${retentionHours}-hour retention window (retained since ${since.toISOString()})`,
         );
       }
+      // Entries this gateway holds for its batched write are listed too (docs/request-log.md).
+      await context.requestLog.flush();
       const page = await listRequestLog(context.db, {
         organizationId: principal.organization.id,
         projectIds: query.allProjects ? 'all' : [principal.project.id],
@@ -61,14 +64,14 @@ export function requestLogRoutes(context: GatewayContext): Router {
         throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', 'Path parameter "id" must be a 26-character ULID or a UUID');
       }
       const principal = principalOf(res);
-      const found = await getRequestLog(context.db, id, principal.organization.id);
+      const entry = await findRequestLogEntry(context, id, principal.organization.id);
       const visible =
-        found !== null &&
-        new Date(found.entry.created_at) >= retainedSince() &&
-        (found.entry.project_id === principal.project.id || principal.key.scopes.includes('read'));
+        entry !== null &&
+        new Date(entry.created_at) >= retainedSince() &&
+        (entry.project_id === principal.project.id || principal.key.scopes.includes('read'));
       // One answer for absent, expired, other organization's and unreadable: nothing about existence leaks.
-      if (!found || !visible) throw new ServiceError('ERR::REQUEST::NOT_FOUND', `No request log record ${req.params.id}`);
-      noStore(res).json(found.entry);
+      if (!entry || !visible) throw new ServiceError('ERR::REQUEST::NOT_FOUND', `No request log record ${req.params.id}`);
+      noStore(res).json(entry);
     })
     .all(methodNotAllowed(['GET']));
 

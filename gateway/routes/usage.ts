@@ -107,6 +107,7 @@ export function usageRoutes(context: GatewayContext): Router {
       const holds = await holdTotals(context.db, principal.organization.id, query.environment, isoDate(period.start));
       const retainedSince = new Date(Date.now() - context.config.REQUEST_LOG_RETENTION_HOURS * 3_600_000);
       const logSince = retainedSince > period.start ? retainedSince : period.start;
+      await context.requestLog.flush();
       const log = await requestLogTotals(context.db, principal.organization.id, logSince, period.end);
       res.setHeader('Cache-Control', 'no-store');
       res.json({

@@ -68,7 +68,11 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
     // The last step that can fail: after it nothing may turn this answer into an error.
     const reservation = held.reservation;
     if (!reservation) throw new ServiceError('ERR::INTERNAL::ERROR', 'scrape ran without a reservation');
-    await settleReservation(context.db, reservation.id, record.chargedMicro, success.engine);
+    // Nothing to settle means the hold was lost with a database crash (lib/store/credits.ts): not charged.
+    if (!(await settleReservation(context.db, reservation.id, record.chargedMicro, success.engine))) {
+      held.reservation = null;
+      throw new ServiceError('ERR::INTERNAL::ERROR', 'the credit hold of this scrape was lost; nothing was charged');
+    }
     held.reservation = null;
     context.metrics.scrapes.inc({ engine: success.engine, outcome: 'success' });
     context.metrics.creditsCharged.inc({ engine: success.engine }, record.chargedMicro);

@@ -21,6 +21,10 @@ export interface Reservation {
 /**
  * Holds `amountMicro` against the allowance month in one conditional UPDATE, so concurrent holds can
  * never together pass the allowance. Throws 402 QUOTA_EXCEEDED naming the reset date.
+ *
+ * The hold commits without waiting for its WAL flush (docs/platform.md, "Performance"): the settlement
+ * that follows commits synchronously, which flushes the hold too, and a hold a database crash lost
+ * makes that settlement find nothing, which the caller must answer as a failure at 0 credits.
  */
 export async function reserveCredits(
   db: Db,
@@ -66,7 +70,8 @@ async function holdIn(
           AND spent_micro + reserved_micro + $4 <= $5
         RETURNING organization_id)
      INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro, request_id, expires_at)
-     SELECT $6, organization_id, $7, $2, $3, $4, $8, now() + interval '${HOLD_LIFETIME_MINUTES} minutes' FROM held`,
+     SELECT $6, organization_id, $7, $2, $3, $4, $8, now() + interval '${HOLD_LIFETIME_MINUTES} minutes'
+       FROM held, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`,
     [account.organizationId, start, account.environment, amountMicro, account.monthlyCreditsMicro, id, account.projectId, requestId],
   );
   return result.rowCount > 0;

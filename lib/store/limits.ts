@@ -6,6 +6,14 @@ import type { Queryable } from './db.js';
  * come from the database clock, one clock for every replica, unless a test passes its own.
  */
 
+/**
+ * Commits the statement that joins it without waiting for its WAL flush (synchronous_commit off for
+ * its own transaction only). Limits are not money: a database crash may forget the last moments of
+ * token takes and leases, which only loosens a limit briefly (docs/platform.md, Limits). Credit
+ * statements never use it.
+ */
+const ASYNC_COMMIT = `(SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
+
 export interface BucketState {
   tokens: number;
   granted: boolean;
@@ -20,7 +28,7 @@ export async function takeToken(db: Queryable, keyId: string, rate: number, capa
   const level = `LEAST($2::float8, b.tokens + GREATEST(0, EXCLUDED.refilled_at_ms - b.refilled_at_ms) * $3::float8 / 1000)`;
   const result = await db.query<BucketState>(
     `INSERT INTO rate_limit_buckets AS b (key_id, tokens, refilled_at_ms, granted)
-     VALUES ($1, $2::float8 - 1, COALESCE($4::float8, extract(epoch FROM clock_timestamp()) * 1000), true)
+     SELECT $1, $2::float8 - 1, COALESCE($4::float8, extract(epoch FROM clock_timestamp()) * 1000), true FROM ${ASYNC_COMMIT}
      ON CONFLICT (key_id) DO UPDATE SET
        tokens = ${level} - CASE WHEN ${level} >= 1 THEN 1 ELSE 0 END,
        refilled_at_ms = GREATEST(b.refilled_at_ms, EXCLUDED.refilled_at_ms),
@@ -41,16 +49,20 @@ export interface SlotClaim {
 }
 
 /**
- * Takes one free slot of 0..limit-1 for `holder` until `leaseMs` from now. A slot is free when it has
- * no row or its lease expired. Two replicas choosing the same free slot meet on its primary key; the
- * loser gets `slot: null` and chooses again.
+ * Takes one free slot for `holder` until `leaseMs` from now. A slot is free when it has no row or its
+ * lease expired. The slot is chosen among the first `busy + 8` numbers (capped at the limit): with
+ * fewer than `limit` live leases that range always holds a free one, so the cost follows the live
+ * leases, not the limit. Two replicas choosing the same free slot meet on its primary key; the loser
+ * gets `slot: null` and chooses again.
  */
 export async function claimSlot(db: Queryable, organizationId: string, limit: number, holder: string, leaseMs: number): Promise<SlotClaim> {
   const result = await db.query<SlotClaim>(
-    `WITH candidate AS (
-       SELECT s AS slot FROM generate_series(0, $2::int - 1) s
-       WHERE NOT EXISTS (SELECT 1 FROM concurrency_slots c
-                         WHERE c.organization_id = $1 AND c.slot = s AND c.expires_at > clock_timestamp())
+    `WITH live AS (
+       SELECT c.slot FROM concurrency_slots c, ${ASYNC_COMMIT}
+        WHERE c.organization_id = $1 AND c.expires_at > clock_timestamp()
+     ), candidate AS (
+       SELECT s AS slot FROM generate_series(0, LEAST($2::int, (SELECT count(*) FROM live)::int + 8) - 1) s
+       WHERE s NOT IN (SELECT slot FROM live)
        ORDER BY random() LIMIT 1
      ), taken AS (
        INSERT INTO concurrency_slots AS c (organization_id, slot, holder, expires_at)
@@ -61,14 +73,14 @@ export async function claimSlot(db: Queryable, organizationId: string, limit: nu
      )
      SELECT (SELECT count(*) FROM candidate)::int AS candidates,
             (SELECT slot FROM taken) AS slot,
-            (SELECT count(*) FROM concurrency_slots c WHERE c.organization_id = $1 AND c.expires_at > clock_timestamp())::int AS busy`,
+            (SELECT count(*) FROM live)::int AS busy`,
     [organizationId, limit, holder, leaseMs],
   );
   return result.rows[0];
 }
 
 export async function releaseSlot(db: Queryable, holder: string): Promise<void> {
-  await db.query('DELETE FROM concurrency_slots WHERE holder = $1', [holder]);
+  await db.query(`DELETE FROM concurrency_slots WHERE holder = $1 AND EXISTS (SELECT 1 FROM ${ASYNC_COMMIT})`, [holder]);
 }
 
 /** Extends the leases of the given holders (the heartbeat of a gateway's running requests). */

@@ -27,21 +27,51 @@ export interface RequestLogPage {
 
 const PURGE_BATCH = 5000;
 
+/** One entry to store, with the organization it belongs to. */
+export interface RequestLogRow {
+  entry: RequestLogEntry;
+  organizationId: string;
+}
+
 /**
  * Stores one finished entry; a second insert of the same id changes nothing. Text a caller sent that
  * PostgreSQL cannot hold (NUL, lone surrogates) is stored as U+FFFD, so the write never fails on it.
  */
 export async function insertRequestLog(db: Queryable, entry: RequestLogEntry, organizationId: string): Promise<void> {
-  const createdAt = new Date(entry.created_at);
-  if (Number.isNaN(createdAt.getTime())) throw new Error(`request log entry ${entry.id} has an invalid created_at`);
-  // Millisecond precision (docs/request-log.md), so the cursor handed out round-trips exactly to the stored value.
-  const stored: RequestLogEntry = { ...entry, created_at: createdAt.toISOString() };
+  await insertRequestLogs(db, [{ entry, organizationId }]);
+}
+
+/** Stores finished entries in one statement (the gateway's batched writer, docs/request-log.md). */
+export async function insertRequestLogs(db: Queryable, rows: readonly RequestLogRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const params: unknown[] = [];
+  const tuples = rows.map(({ entry, organizationId }) => {
+    const createdAt = createdAtOf(entry);
+    const stored: RequestLogEntry = { ...entry, created_at: createdAt.toISOString() };
+    const base = params.push(entry.id, organizationId, entry.project_id, createdAt, entry.status, storableJson(stored)) - 6;
+    return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}::jsonb)`;
+  });
   await db.query(
     `INSERT INTO request_log (id, organization_id, project_id, created_at, status, entry)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+     VALUES ${tuples.join(', ')}
      ON CONFLICT (id) DO NOTHING`,
-    [entry.id, organizationId, entry.project_id, createdAt, entry.status, storableJson(stored)],
+    params,
   );
+}
+
+/** The entry as a read of the stored row returns it (for entries not yet written). */
+export function asStored(entry: RequestLogEntry): RequestLogEntry {
+  return inOrder(JSON.parse(storableJson({ ...entry, created_at: createdAtOf(entry).toISOString() })) as RequestLogEntry);
+}
+
+/** Millisecond precision (docs/request-log.md), so the cursor handed out round-trips exactly to the stored value. */
+function createdAtOf(entry: RequestLogEntry): Date {
+  const createdAt = new Date(entry.created_at);
+  if (Number.isNaN(createdAt.getTime())) {
+    // SQLSTATE 22007 (invalid datetime): a fault of the row, which a batched writer drops.
+    throw Object.assign(new Error(`request log entry ${entry.id} has an invalid created_at`), { code: '22007' });
+  }
+  return createdAt;
 }
 
 /** One page, newest first by (created_at, id). */

@@ -10,12 +10,15 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 
 const DEFAULT_PROXY_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'socks5:': 1080, 'socks5h:': 1080 };
 
+/** What a dial records on its lease: stages and the sockets whose bytes it counts. */
+export type DialLease = Pick<LeaseRecord, 'upstreamProxy' | 'recordStep' | 'track'>;
+
 export interface DialRequest {
   host: string;
   port: number;
   policy: EgressPolicy;
   lookup: LookupFn | undefined;
-  lease: LeaseRecord;
+  lease: DialLease;
   signal: AbortSignal;
 }
 
@@ -57,7 +60,7 @@ function openTcp(host: string, port: number, signal: AbortSignal): Promise<net.S
   });
 }
 
-async function timed<T>(lease: LeaseRecord, stage: string, detail: string, work: () => Promise<T>): Promise<T> {
+async function timed<T>(lease: DialLease, stage: string, detail: string, work: () => Promise<T>): Promise<T> {
   const started = performance.now();
   try {
     const value = await work();

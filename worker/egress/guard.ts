@@ -1,15 +1,22 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
-import { ServiceError } from '../../lib/errors/index.js';
+import { ServiceError, type TimelineStep } from '../../lib/errors/index.js';
 import { bareHost, checkProxyUrl, checkTargetUrl, type EgressPolicy, type LookupFn } from '../../lib/egress/policy.js';
 import { dial } from './dial.js';
 import { LeaseRecord, type EgressLease } from './lease.js';
+import { upstreamAgent } from './upstream-agent.js';
 
 export type { EgressLease, BlockedDestination } from './lease.js';
 
 /** Header on every answer the guard itself makes, naming the error code; targets never set it. */
 export const EGRESS_ERROR_HEADER = 'x-trawler-egress-error';
+
+/** Released reusable leases kept for later requests; about the fetch engine's capacity. */
+const MAX_IDLE_LEASES = 32;
+
+/** A kept-alive dial is not one request's: the connect timeout bounds it, not a caller's abort. */
+const NEVER_ABORTED = new AbortController().signal;
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
 
@@ -57,6 +64,10 @@ function pipeBoth(a: Duplex, b: Duplex): void {
  */
 export class EgressGuard {
   private readonly leases = new Map<string, LeaseRecord>();
+  /** Reusable leases no request holds now, most recently used last. */
+  private readonly idle: LeaseRecord[] = [];
+  /** Keep-alive upstream connections of reusable leases, per lease: sockets never cross leases. */
+  private readonly agents = new Map<LeaseRecord, http.Agent>();
   private readonly clients = new Set<Socket>();
 
   private constructor(
@@ -85,17 +96,51 @@ export class EgressGuard {
     return new EgressGuard(server, address.port, options.policy, options.lookup);
   }
 
-  /** Credentials for one request; throws SSRF_BLOCKED or INVALID_PARAMETER for a bad caller proxy. */
-  lease(options: { requestId: string; upstreamProxy: string | null }): EgressLease {
+  /**
+   * Credentials for one request; throws SSRF_BLOCKED or INVALID_PARAMETER for a bad caller proxy.
+   * `reusable` (direct traffic only) hands out a kept lease whose connections outlive the request.
+   */
+  lease(options: { requestId: string; upstreamProxy: string | null; reusable?: boolean }): EgressLease {
+    if (options.reusable && options.upstreamProxy === null) return this.reusableLease(options.requestId);
     const upstream = options.upstreamProxy === null ? null : checkProxyUrl(options.upstreamProxy, this.policy);
     const record = new LeaseRecord(options.requestId, upstream, this.port, (done) => this.leases.delete(done.username));
     this.leases.set(record.username, record);
     return record;
   }
 
+  private reusableLease(requestId: string): LeaseRecord {
+    const kept = this.idle.pop();
+    if (kept) return kept.checkOut(requestId);
+    const record = new LeaseRecord(requestId, null, this.port, (done) => this.keepIdle(done), true);
+    this.leases.set(record.username, record);
+    return record;
+  }
+
+  /** Bounded: past MAX_IDLE_LEASES a released lease is dropped with its connections. */
+  private keepIdle(lease: LeaseRecord): void {
+    if (this.idle.length < MAX_IDLE_LEASES) {
+      this.idle.push(lease);
+      return;
+    }
+    this.leases.delete(lease.username);
+    this.agents.get(lease)?.destroy();
+    this.agents.delete(lease);
+  }
+
   async close(): Promise<void> {
+    for (const agent of this.agents.values()) agent.destroy();
     for (const socket of this.clients) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** The lease's own keep-alive agent; its new connections are dialled (and checked) by open(). */
+  private agentOf(lease: LeaseRecord): http.Agent {
+    let agent = this.agents.get(lease);
+    if (!agent) {
+      agent = upstreamAgent((target) => this.open(lease, target, NEVER_ABORTED));
+      this.agents.set(lease, agent);
+    }
+    return agent;
   }
 
   private authenticate(req: http.IncomingMessage): LeaseRecord | null {
@@ -106,18 +151,29 @@ export class EgressGuard {
     const colon = decoded.indexOf(':');
     if (colon === -1) return null;
     const lease = this.leases.get(decoded.slice(0, colon));
-    return lease && lease.passwordMatches(decoded.slice(colon + 1)) ? lease : null;
+    return lease && lease.active && lease.passwordMatches(decoded.slice(colon + 1)) ? lease : null;
   }
 
   /** Statically checks then dials the destination, recording any refusal on the lease. */
   private async open(lease: LeaseRecord, target: URL, signal: AbortSignal): Promise<Socket> {
     const host = bareHost(target);
     const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
+    // A reusable lease may serve the next request before a slow dial of the previous one ends: what
+    // that dial meets is recorded only while its own use is current.
+    const use = lease.use;
+    const scoped = {
+      upstreamProxy: lease.upstreamProxy,
+      recordStep: (step: TimelineStep) => {
+        if (lease.isCurrent(use)) lease.recordStep(step);
+      },
+      track: (socket: Socket) => lease.track(socket),
+    };
     try {
       checkTargetUrl(target.href, this.policy);
-      return await dial({ host, port, policy: this.policy, lookup: this.lookup, lease, signal });
+      return await dial({ host, port, policy: this.policy, lookup: this.lookup, lease: scoped, signal });
     } catch (caught) {
       const error = asServiceError(caught);
+      if (!lease.isCurrent(use)) throw error;
       if (!signal.aborted) lease.recordFailure(error);
       if (error.code === 'ERR::SECURITY::SSRF_BLOCKED') lease.recordBlocked({ host, port, reason: error.detail ?? 'blocked' });
       throw error;
@@ -131,6 +187,7 @@ export class EgressGuard {
       writeRawRefusal(client, 407, 'Proxy Authentication Required', ['Proxy-Authenticate: Basic realm="trawler-egress"']);
       return;
     }
+    const use = lease.use;
     const abort = new AbortController();
     client.once('close', () => abort.abort());
     let target: URL;
@@ -154,7 +211,7 @@ export class EgressGuard {
       return;
     }
     upstream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ECONNRESET') {
+      if (error.code === 'ECONNRESET' && lease.isCurrent(use)) {
         lease.recordFailure(new ServiceError('ERR::UPSTREAM::CONNECTION_RESET', `${target.host} reset the connection`));
       }
     });
@@ -192,18 +249,24 @@ export class EgressGuard {
     const abort = new AbortController();
     res.once('close', () => abort.abort());
     const target = new URL(req.url ?? '');
-    let socket: Socket;
-    try {
-      socket = await this.open(lease, target, abort.signal);
-    } catch (caught) {
-      refuse(asServiceError(caught));
-      return;
+    let connection: Pick<http.RequestOptions, 'agent' | 'createConnection' | 'host' | 'port'>;
+    if (lease.reusable) {
+      connection = { agent: this.agentOf(lease), host: bareHost(target), port: Number(target.port) || 80 };
+    } else {
+      let socket: Socket;
+      try {
+        socket = await this.open(lease, target, abort.signal);
+      } catch (caught) {
+        refuse(asServiceError(caught));
+        return;
+      }
+      connection = { createConnection: () => socket };
     }
     const upstreamRequest = http.request({
+      ...connection,
       method: req.method,
       path: `${target.pathname}${target.search}`,
       headers: filterRawHeaders(req.rawHeaders),
-      createConnection: () => socket,
     });
     upstreamRequest.on('response', (upstreamResponse) => {
       res.writeHead(upstreamResponse.statusCode ?? 502, filterRawHeaders(upstreamResponse.rawHeaders));
@@ -212,6 +275,8 @@ export class EgressGuard {
     });
     upstreamRequest.on('error', (error: NodeJS.ErrnoException) => {
       if (abort.signal.aborted) return;
+      // A refused dial of a kept-alive agent: open() has recorded it on the lease already.
+      if (error instanceof ServiceError) return refuse(error);
       const reset = new ServiceError('ERR::UPSTREAM::CONNECTION_RESET', `${target.host} closed the connection (${error.code ?? error.message})`);
       lease.recordFailure(reset);
       refuse(reset);

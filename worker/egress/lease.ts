@@ -16,6 +16,11 @@ export interface EgressLease {
   server: string;
   username: string;
   password: string;
+  /**
+   * Kept by the guard for later requests once released (docs/ssrf.md, "Connection reuse"): a client
+   * may keep its connections for these credentials; they are refused while no request holds them.
+   */
+  readonly reusable: boolean;
   /** The first failure the guard met for this lease, or null. */
   failure(): ServiceError | null;
   blocked(): BlockedDestination[];
@@ -38,12 +43,19 @@ export class LeaseRecord implements EgressLease {
   private readonly sockets = new Set<Socket>();
   private closedIn = 0;
   private closedOut = 0;
+  /** Bytes the sockets had carried when this use began (a reusable lease's sockets outlive a use). */
+  private baseline = { in: 0, out: 0 };
+  /** Generation of the current use; 0 for a one-request lease. */
+  use = 0;
+  /** False between uses of a reusable lease: the guard refuses its credentials then. */
+  active = true;
 
   constructor(
-    readonly requestId: string,
+    public requestId: string,
     readonly upstreamProxy: URL | null,
     port: number,
     private readonly onRelease: (lease: LeaseRecord) => void,
+    readonly reusable = false,
   ) {
     this.username = `lease-${randomBytes(6).toString('hex')}`;
     this.password = randomBytes(18).toString('base64url');
@@ -55,6 +67,24 @@ export class LeaseRecord implements EgressLease {
     const expected = Buffer.from(this.password);
     const given = Buffer.from(candidate);
     return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+
+  /** Starts the next use of a reusable lease: nothing of the previous use is reported to this one. */
+  checkOut(requestId: string): this {
+    this.requestId = requestId;
+    this.use += 1;
+    this.active = true;
+    this.firstFailure = null;
+    this.blockedList.length = 0;
+    this.steps.length = 0;
+    this.baseline = { in: 0, out: 0 };
+    this.baseline = this.bytes();
+    return this;
+  }
+
+  /** True while the use that began as `use` is still the lease's current one. */
+  isCurrent(use: number): boolean {
+    return this.active && this.use === use;
   }
 
   recordFailure(error: ServiceError): void {
@@ -94,7 +124,7 @@ export class LeaseRecord implements EgressLease {
       inBytes += socket.bytesRead;
       outBytes += socket.bytesWritten;
     }
-    return { in: inBytes, out: outBytes };
+    return { in: inBytes - this.baseline.in, out: outBytes - this.baseline.out };
   }
 
   timeline(): TimelineStep[] {
@@ -102,6 +132,8 @@ export class LeaseRecord implements EgressLease {
   }
 
   release(): void {
+    if (!this.active) return;
+    if (this.reusable) this.active = false;
     this.onRelease(this);
   }
 }

@@ -58,7 +58,10 @@ export class FetchEngine implements Engine {
 
   async start(): Promise<void> {}
 
-  async stop(): Promise<void> {}
+  async stop(): Promise<void> {
+    this.impit.close();
+    await this.undici.close();
+  }
 
   async fetch(job: ScrapeJob, context: EngineContext): Promise<RawPage> {
     const params = job.params;

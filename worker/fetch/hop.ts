@@ -6,8 +6,11 @@ export interface HopRequest {
   url: string;
   method: HttpMethod;
   headers: Record<string, string>;
-  /** The guard lease: where to send traffic and how to authenticate. */
-  proxy: { url: string; server: string; username: string; password: string };
+  /**
+   * The guard lease: where to send traffic and how to authenticate. `reusable` leases keep their
+   * credentials across requests, so a client made for them is kept with its connections.
+   */
+  proxy: { url: string; server: string; username: string; password: string; reusable: boolean };
   signal: AbortSignal;
   timeoutMs: number;
   maxBodyBytes: number;
@@ -22,6 +25,9 @@ export interface HopResponse {
   /** Drops the body unread (redirects). */
   discard(): Promise<void>;
 }
+
+/** Clients kept for reusable guard leases, per client kind: above the guard's kept leases (32). */
+export const MAX_KEPT_CLIENTS = 64;
 
 export interface HttpClient {
   send(request: HopRequest): Promise<HopResponse>;

@@ -73,7 +73,8 @@ export async function followHops(request: HopsRequest): Promise<FetchedPage> {
   let method = request.method;
   let headers = request.headers;
   for (let redirects = 0; ; redirects++) {
-    const lease = request.guard.lease({ requestId: request.requestId, upstreamProxy: request.upstreamProxy });
+    // Direct traffic reuses kept leases and their connections (docs/ssrf.md, "Connection reuse").
+    const lease = request.guard.lease({ requestId: request.requestId, upstreamProxy: request.upstreamProxy, reusable: true });
     const started = performance.now();
     let status: number | null = null;
     let stage = 'request';
@@ -82,7 +83,7 @@ export async function followHops(request: HopsRequest): Promise<FetchedPage> {
         url: url.href,
         method,
         headers: request.cookies ? await withJarCookies(headers, url, request.cookies) : headers,
-        proxy: { url: lease.proxyUrl, server: lease.server, username: lease.username, password: lease.password },
+        proxy: { url: lease.proxyUrl, server: lease.server, username: lease.username, password: lease.password, reusable: lease.reusable },
         signal: request.signal,
         timeoutMs: request.timeoutMs,
         maxBodyBytes: request.maxBodyBytes,

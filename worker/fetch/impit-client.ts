@@ -1,6 +1,6 @@
 import { Impit, type Browser } from 'impit';
 import type { HopRequest, HopResponse, HttpClient } from './hop.js';
-import { headersToRecord, readLimited } from './hop.js';
+import { headersToRecord, MAX_KEPT_CLIENTS, readLimited } from './hop.js';
 
 /** The Chrome build impit impersonates: TLS ClientHello, HTTP/2 settings and ordered headers. */
 export const IMPIT_BROWSER: Browser = 'chrome151';
@@ -20,13 +20,11 @@ async function* iterate(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint
 
 /** impersonate=true: Chrome's fingerprint via impit, which also undoes gzip, deflate, br and zstd. */
 export class ImpitClient implements HttpClient {
+  /** One client per reusable guard lease, kept with its connections; a lease serves one request at a time. */
+  private readonly kept = new Map<string, Impit>();
+
   async send(request: HopRequest): Promise<HopResponse> {
-    const impit = new Impit({
-      browser: IMPIT_BROWSER,
-      proxyUrl: request.proxy.url,
-      followRedirects: false,
-      timeout: request.timeoutMs,
-    });
+    const impit = this.clientFor(request.proxy);
     const response = await impit.fetch(request.url, {
       method: request.method,
       headers: request.headers,
@@ -43,5 +41,22 @@ export class ImpitClient implements HttpClient {
       read: () => readLimited(iterate(response.body), request.maxBodyBytes, response.status, () => response.abort()),
       discard: async () => response.abort(),
     };
+  }
+
+  /** Drops the kept clients (and with them their connections). */
+  close(): void {
+    this.kept.clear();
+  }
+
+  private clientFor(proxy: HopRequest['proxy']): Impit {
+    const kept = proxy.reusable ? this.kept.get(proxy.url) : undefined;
+    if (kept) return kept;
+    const impit = new Impit({ browser: IMPIT_BROWSER, proxyUrl: proxy.url, followRedirects: false });
+    if (proxy.reusable) {
+      // The guard keeps a bounded number of leases; a client for one it dropped is never asked for again.
+      if (this.kept.size >= MAX_KEPT_CLIENTS) this.kept.delete(this.kept.keys().next().value ?? '');
+      this.kept.set(proxy.url, impit);
+    }
+    return impit;
   }
 }

@@ -1,6 +1,6 @@
 import { ProxyAgent, request as undiciRequest } from 'undici';
 import type { HopRequest, HopResponse, HttpClient } from './hop.js';
-import { headersToRecord, readLimited } from './hop.js';
+import { headersToRecord, MAX_KEPT_CLIENTS, readLimited } from './hop.js';
 import { decodeContentEncoding } from './body.js';
 
 /** Headers sent when impersonate=false; custom_headers override them. */
@@ -22,10 +22,14 @@ function flatten(raw: Record<string, string | string[] | undefined>): Array<[str
 
 /** impersonate=false: undici with Node's own TLS; we undo Content-Encoding ourselves. */
 export class UndiciClient implements HttpClient {
+  /** One agent per reusable guard lease, kept with its connections; a lease serves one request at a time. */
+  private readonly kept = new Map<string, ProxyAgent>();
+
   async send(request: HopRequest): Promise<HopResponse> {
-    const credentials = Buffer.from(`${request.proxy.username}:${request.proxy.password}`).toString('base64');
-    const agent = new ProxyAgent({ uri: request.proxy.server, token: `Basic ${credentials}` });
-    const close = (): void => void agent.destroy().catch(() => undefined);
+    const agent = this.agentFor(request.proxy);
+    const close = (): void => {
+      if (!request.proxy.reusable) void agent.destroy().catch(() => undefined);
+    };
     try {
       const response = await undiciRequest(request.url, {
         method: request.method,
@@ -59,5 +63,29 @@ export class UndiciClient implements HttpClient {
       close();
       throw error;
     }
+  }
+
+  /** Closes the kept agents and their connections. */
+  async close(): Promise<void> {
+    const agents = [...this.kept.values()];
+    this.kept.clear();
+    await Promise.all(agents.map((agent) => agent.destroy().catch(() => undefined)));
+  }
+
+  private agentFor(proxy: HopRequest['proxy']): ProxyAgent {
+    const kept = proxy.reusable ? this.kept.get(proxy.url) : undefined;
+    if (kept) return kept;
+    const credentials = Buffer.from(`${proxy.username}:${proxy.password}`).toString('base64');
+    const agent = new ProxyAgent({ uri: proxy.server, token: `Basic ${credentials}` });
+    if (proxy.reusable) {
+      // The guard keeps a bounded number of leases; an agent for one it dropped is never asked for again.
+      const oldest = this.kept.size >= MAX_KEPT_CLIENTS ? this.kept.keys().next().value : undefined;
+      if (oldest !== undefined) {
+        void this.kept.get(oldest)?.close().catch(() => undefined);
+        this.kept.delete(oldest);
+      }
+      this.kept.set(proxy.url, agent);
+    }
+    return agent;
   }
 }

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { startHeldSite, type HeldSite } from '../support/held-site.js';
+import { until } from '../support/poll.js';
+
+let service: EmbeddedService;
+let site: HeldSite;
+
+beforeAll(async () => {
+  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'] }), startHeldSite()]);
+});
+afterAll(async () => {
+  site?.releaseAll();
+  await service?.stop();
+  await site?.close();
+});
+
+describe('a credit hold lost before its settlement (docs/platform.md, "Performance")', () => {
+  it('answers the scrape as a failure at 0 credits, and the ledger and the request log agree', async () => {
+    const spentBefore = await spent();
+    const answer = fetch(`${service.url}/v1/scrape`, jsonPost(service.secret, { url: site.url, cache: false }));
+    await until(() => site.arrived(), (n) => n === 1);
+    // What a database crash does to a hold whose commit had not reached the disk: the row and its amount are gone.
+    await service.db.query(
+      `WITH gone AS (DELETE FROM credit_reservations WHERE settled_at IS NULL RETURNING organization_id, period_start, environment, amount_micro)
+       UPDATE credit_periods p SET reserved_micro = p.reserved_micro - g.amount_micro FROM gone g
+        WHERE p.organization_id = g.organization_id AND p.period_start = g.period_start AND p.environment = g.environment`,
+    );
+    site.releaseAll();
+    const response = await answer;
+    expect(response.status).toBe(500);
+    expect(response.headers.get('x-credits-charged')).toBe('0');
+    expect(await spent()).toBe(spentBefore);
+    const entry = await fetch(`${service.url}/v1/requests/${response.headers.get('x-request-id')}`, authed(service.secret));
+    expect(await entry.json()).toMatchObject({ credits_micro: 0, status: 'failed' });
+  });
+});
+
+async function spent(): Promise<number> {
+  const result = await service.db.query<{ spent: string }>('SELECT COALESCE(SUM(spent_micro), 0) AS spent FROM credit_periods');
+  return Number(result.rows[0].spent);
+}
