@@ -3,8 +3,11 @@ import { ServiceError } from '../../lib/errors/index.js';
 export interface ConcurrencySlot {
   limit: number;
   remaining: number;
-  /** Gives the slot back; idempotent, never throws. */
-  release(): void;
+  /**
+   * Gives the slot back; idempotent, never rejects. Resolves once the slot is free on every replica, so a
+   * caller answered after it may send its next request at once without a spurious 429.
+   */
+  release(): Promise<void>;
 }
 
 /** Concurrent requests per organization across its keys; a render holds a slot while it runs. */
@@ -37,7 +40,7 @@ export class MemoryConcurrencyLimiter implements ConcurrencyLimiter {
     return {
       limit,
       remaining: limit - used - 1,
-      release: () => {
+      release: async () => {
         if (released) return;
         released = true;
         const now = (this.inUse.get(organizationId) ?? 1) - 1;

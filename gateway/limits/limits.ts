@@ -45,7 +45,7 @@ export function createLimits(db: Db, logger: Logger, options: Partial<SharedLimi
         fallback.run(
           () => sharedSlots.acquire(organizationId, limit),
           () => localSlots.acquire(organizationId, limit),
-          (late) => late.release(),
+          (late) => void late.release(),
         ),
       close: () => sharedSlots.close(),
     },

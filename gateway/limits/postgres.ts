@@ -73,10 +73,10 @@ export class PostgresConcurrencyLimiter implements ConcurrencyLimiter {
     await Promise.all(holders.map((holder) => releaseSlot(this.db, holder).catch(() => undefined)));
   }
 
-  private releaser(holder: string): () => void {
-    return () => {
+  private releaser(holder: string): () => Promise<void> {
+    return async () => {
       if (!this.held.delete(holder)) return;
-      releaseSlot(this.db, holder).catch((error: unknown) => this.options.onError(error, 'releasing a concurrency slot'));
+      await releaseSlot(this.db, holder).catch((error: unknown) => this.options.onError(error, 'releasing a concurrency slot'));
     };
   }
 }

@@ -60,7 +60,7 @@ async function handleScrape(context: GatewayContext, read: ReadParams, req: Requ
         receivedAt: res.locals.receivedAt,
       });
     } finally {
-      slot.release();
+      await slot.release();
     }
     body = sendScrapeSuccess(res, success, params);
   } catch (error) {
