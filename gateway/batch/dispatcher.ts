@@ -9,7 +9,7 @@ import type { GatewayContext } from '../context.js';
 import { startPeriodic } from '../periodic.js';
 import { finalizeJob, requeueExpired, returnDueHold, type ItemOutcome } from './lifecycle.js';
 import { ResultWriter } from './result-writer.js';
-import { runItem } from './run-item.js';
+import { runItem, withEntitlements, type EntitledItem } from './run-item.js';
 import { onBatchWork } from './work-signal.js';
 
 const SWEEP_BATCH = 500;
@@ -56,13 +56,16 @@ export function startBatchDispatcher(
   const inFlight = new Map<string, Promise<void>>();
   let stopped = false;
   let lastHousekeeping = 0;
+  /** Claimed items whose scrape has not answered yet (the rest of inFlight waits to be written). */
+  let scraping = 0;
 
-  const writer = new ResultWriter({ db, owner, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS, logger: context.logger, stopping: () => stopped });
+  const writer = new ResultWriter({ db, owner, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS, logger: context.logger, stopping: () => stopped, running: () => scraping });
 
-  const runClaimed = (item: ClaimedItem) => {
+  const runClaimed = (item: EntitledItem) => {
     const key = `${item.job.id}:${item.seq}`;
+    scraping += 1;
     const work = (async () => {
-      const outcome = await runItem(context, item);
+      const outcome = await runItem(context, item).finally(() => (scraping -= 1));
       await hooks.beforeFinish?.(item, outcome);
       await writer.write(item, outcome, hooks.afterSettle ? () => hooks.afterSettle!(item) : undefined);
     })()
@@ -99,13 +102,18 @@ export function startBatchDispatcher(
   };
 
   const claim = async () => {
-    const room = config.BATCH_DISPATCH_CAPACITY - inFlight.size;
     // A gateway that has not yet heard from any worker (just started, or the fleet is down) leaves items
     // queued rather than spending their attempts on ENGINE::UNAVAILABLE.
-    if (room <= 0 || stopped || context.directory.deployedEngines().size === 0) return;
-    const claimed = await db.transaction((tx) =>
-      claimItems(tx, { owner, leaseMs: config.BATCH_LEASE_MS, capacity: room, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS }),
-    );
+    if (stopped || context.directory.deployedEngines().size === 0) return;
+    if (config.BATCH_DISPATCH_CAPACITY - inFlight.size <= 0) return;
+    // Room is counted once the transaction has its connection: items that finished while it waited
+    // for one are claimed for in the same statement.
+    const claimed = await db.transaction(async (tx) => {
+      const room = config.BATCH_DISPATCH_CAPACITY - inFlight.size;
+      if (room <= 0) return [];
+      const items = await claimItems(tx, { owner, leaseMs: config.BATCH_LEASE_MS, capacity: room, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS });
+      return withEntitlements(tx, items);
+    });
     for (const item of claimed) runClaimed(item);
   };
 
@@ -153,6 +161,7 @@ export function startBatchDispatcher(
     async stop(graceMs: number) {
       stopped = true;
       unsubscribe();
+      writer.flushAll();
       await periodic.stop();
       await claiming?.catch(() => undefined);
       let timeout: NodeJS.Timeout | undefined;
