@@ -105,11 +105,15 @@ async function claimFromJob(tx: Queryable, job: JobRow, room: number, options: C
   return claimed;
 }
 
-/** Keeps this dispatcher's leases alive while its items run. */
+/**
+ * Keeps this dispatcher's leases alive while its items run. Rows a finishing transaction holds are
+ * skipped, not waited for: it writes many items at once in its own order, and waiting could deadlock;
+ * those items are being finished, and a rolled-back finish is renewed on the next pass.
+ */
 export async function renewLeases(db: Queryable, owner: string, leaseMs: number): Promise<void> {
   await db.query(
     `UPDATE batch_items SET lease_expires_at = now() + ($2::bigint * interval '1 millisecond')
-      WHERE lease_owner = $1 AND status = 'running'`,
+      WHERE (job_id, seq) IN (SELECT job_id, seq FROM batch_items WHERE lease_owner = $1 AND status = 'running' FOR UPDATE SKIP LOCKED)`,
     [owner, leaseMs],
   );
 }
