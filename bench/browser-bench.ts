@@ -4,7 +4,7 @@
  * (`newContext` + `goto` + `content`), resident memory per concurrent render, and memory over a long run
  * (obscura: raw playwright and through the API), each with its ratio to raw playwright from the same run.
  *
- *   npx tsx bench/browser-bench.ts [--renders 40] [--concurrency 2] [--long 1000]
+ *   npx tsx bench/browser-bench.ts [--renders 40] [--concurrency 2] [--long 1000] [--engines obscura,chromium]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -17,12 +17,13 @@ import { startJsSite } from '../test/support/js-pages.js';
 import { startEmbedded } from '../test/support/embedded.js';
 
 const { values } = parseArgs({
-  options: { renders: { type: 'string', default: '40' }, concurrency: { type: 'string', default: '2' }, long: { type: 'string', default: '1000' } },
+  options: { renders: { type: 'string', default: '40' }, concurrency: { type: 'string', default: '2' }, long: { type: 'string', default: '1000' }, engines: { type: 'string', default: 'obscura,chromium' } },
 });
 const RENDERS = Number(values.renders);
 const CONCURRENCY = Number(values.concurrency);
 /** Renders of the memory run (0: skipped). */
 const LONG = Number(values.long);
+const ENGINES = values.engines.split(',') as Array<'obscura' | 'chromium'>;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -189,7 +190,7 @@ async function main(): Promise<void> {
   const rows: Array<Row & { vsRaw: Row | null }> = [];
   const longRows: LongRow[] = [];
   try {
-    for (const engineName of ['obscura', 'chromium'] as const) {
+    for (const engineName of ENGINES) {
       const binary = findBrowserBinary(engineName, process.env);
       if (binary === null) {
         console.log(`${engineName}: no browser binary on this machine, skipped`);
