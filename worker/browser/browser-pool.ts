@@ -61,9 +61,13 @@ export class BrowserPool {
     this.busy.delete(browser);
     browser.pagesServed += 1;
     const wornOut = browser.pagesServed >= this.options.recycleAfterPages;
-    if (this.stopped || broken || browser.isDead() || this.retireOnRelease.delete(browser) || (wornOut && !this.options.warm)) {
+    if (this.retireOnRelease.delete(browser)) {
+      // Its replacement is already in the pool: retire it without launching another.
       this.retire(browser);
-      if (!this.stopped && this.options.warm) void this.launchIdle().catch(() => undefined);
+    } else if (this.stopped || broken || browser.isDead() || (wornOut && !this.options.warm)) {
+      this.retire(browser);
+      // A worn browser that broke while its replacement launches needs no second one.
+      if (!this.stopped && this.options.warm && !this.replacing.has(browser)) void this.launchIdle().catch(() => undefined);
     } else {
       this.idle.push(browser);
       if (wornOut && !this.replacing.has(browser)) this.replace(browser);
