@@ -54,7 +54,7 @@ export class BrowserPool {
 
   /**
    * Gives a browser back; `broken` (or a dead one) gets it killed and replaced. A worn-out browser of a
-   * warm pool keeps serving until its replacement is up (docs/browser-engines.md "Pool"), so a render
+   * warm pool keeps serving until its replacement is up (docs/browser-engines.md "Pools and recycling"), so a render
    * never waits for a launch because a healthy browser reached its page quota.
    */
   release(browser: ManagedBrowser, broken: boolean): void {
