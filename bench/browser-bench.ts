@@ -1,9 +1,10 @@
 /**
  * Render benchmark (not a test): on the same local JavaScript page, render latency (median, p95)
  * and pages per second for each browser engine against raw playwright-core on the same binary
- * (`newContext` + `goto` + `content`), and resident memory per concurrent render.
+ * (`newContext` + `goto` + `content`), resident memory per concurrent render, and memory over a long run
+ * (obscura: raw playwright and through the API), each with its ratio to raw playwright from the same run.
  *
- *   npx tsx bench/browser-bench.ts [--renders 40] [--concurrency 2]
+ *   npx tsx bench/browser-bench.ts [--renders 40] [--concurrency 2] [--long 1000] [--engines obscura,chromium]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -16,9 +17,14 @@ import { EgressGuard } from '../worker/egress/guard.js';
 import { startJsSite } from '../test/support/js-pages.js';
 import { startEmbedded } from '../test/support/embedded.js';
 
-const { values } = parseArgs({ options: { renders: { type: 'string', default: '40' }, concurrency: { type: 'string', default: '2' } } });
+const { values } = parseArgs({
+  options: { renders: { type: 'string', default: '40' }, concurrency: { type: 'string', default: '2' }, long: { type: 'string', default: '1000' }, engines: { type: 'string', default: 'obscura,chromium' } },
+});
 const RENDERS = Number(values.renders);
 const CONCURRENCY = Number(values.concurrency);
+/** Renders of the memory run (0: skipped). */
+const LONG = Number(values.long);
+const ENGINES = values.engines.split(',') as Array<'obscura' | 'chromium'>;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -116,68 +122,106 @@ function scrapeJob(engine: 'obscura' | 'chromium', url: string): ScrapeJob {
   };
 }
 
+const launchArgs = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'];
+
+/** Raw playwright: one browser per concurrent render, a fresh context per page, as the engine does. */
+async function rawRenderer(binary: string, url: string): Promise<{ render: () => Promise<void>; close: () => Promise<void> }> {
+  const browsers = await Promise.all(Array.from({ length: CONCURRENCY }, () => chromium.launch({ executablePath: binary, args: launchArgs })));
+  let turn = 0;
+  return {
+    render: async () => {
+      const context = await browsers[turn++ % browsers.length].newContext();
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.waitForSelector('#title');
+      await page.content();
+      await context.close();
+    },
+    close: async () => void (await Promise.all(browsers.map((b) => b.close()))),
+  };
+}
+
+/** An embedded service running only `engine`, so the browsers measured are that engine's alone. */
+async function apiRenderer(engine: 'obscura' | 'chromium', url: string) {
+  const service = await startEmbedded({ engines: [engine], env: { WORKER_CAPACITY: String(CONCURRENCY) } });
+  await service.db.query('UPDATE organizations SET rate_limit_per_second = 100000, concurrency_limit = 1000, monthly_credits_micro = 1e15');
+  return {
+    render: async () => {
+      const response = await fetch(`${service.url}/v1/scrape`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${service.secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url, engine, wait_for: '#title', cache: false }),
+      });
+      if (response.status !== 200) throw new Error(`scrape answered ${response.status}: ${await response.text()}`);
+      await response.arrayBuffer();
+    },
+    close: () => service.stop(),
+  };
+}
+
+interface LongRow {
+  name: string;
+  firstPssMiB: number;
+  lastPssMiB: number;
+  firstRssMiB: number;
+  lastRssMiB: number;
+}
+
+/** LONG renders at CONCURRENCY: browsers' PSS and this process's RSS after the first tenth and at the end. */
+async function longRun(name: string, render: () => Promise<void>): Promise<LongRow> {
+  let next = 0;
+  let first: { pss: number; rss: number } | null = null;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < LONG) {
+        next += 1;
+        await render();
+        if (first === null && next >= LONG / 10) first = { pss: browserPssMiB(), rss: process.memoryUsage.rss() / 2 ** 20 };
+      }
+    }),
+  );
+  const firstSample = first ?? { pss: NaN, rss: NaN };
+  return { name, firstPssMiB: firstSample.pss, lastPssMiB: browserPssMiB(), firstRssMiB: firstSample.rss, lastRssMiB: process.memoryUsage.rss() / 2 ** 20 };
+}
+
 async function main(): Promise<void> {
   const site = await startJsSite();
   const guard = await EgressGuard.start({ policy: { allowLoopback: true } });
   const url = `${site.origin}/client-rendered`;
-  const rows: Row[] = [];
+  const rows: Array<Row & { vsRaw: Row | null }> = [];
+  const longRows: LongRow[] = [];
   try {
-    for (const engineName of ['obscura', 'chromium'] as const) {
+    for (const engineName of ENGINES) {
       const binary = findBrowserBinary(engineName, process.env);
       if (binary === null) {
         console.log(`${engineName}: no browser binary on this machine, skipped`);
         continue;
       }
-      const raw = await chromium.launch({ executablePath: binary, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-      const rawBrowsers = [raw, ...(await Promise.all(Array.from({ length: CONCURRENCY - 1 }, () => chromium.launch({ executablePath: binary, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] }))))];
-      let turn = 0;
-      rows.push(
-        await measure(`raw playwright (${binary.split('/').pop()})`, async () => {
-          const browser = rawBrowsers[turn++ % rawBrowsers.length];
-          const context = await browser.newContext();
-          const page = await context.newPage();
-          await page.goto(url);
-          await page.waitForSelector('#title');
-          await page.content();
-          await context.close();
-        }),
-      );
-      await Promise.all(rawBrowsers.map((b) => b.close()));
+      const raw = await rawRenderer(binary, url);
+      const rawRow = await measure(`raw playwright (${binary.split('/').pop()})`, raw.render);
+      rows.push({ ...rawRow, vsRaw: null });
+      if (LONG > 0 && engineName === 'obscura') longRows.push(await longRun(rawRow.name, raw.render));
+      await raw.close();
 
       const engine = new BrowserEngine({ name: engineName, guard, capacity: CONCURRENCY, executablePath: binary });
       await engine.start();
       const signal = new AbortController().signal;
-      rows.push(
-        await measure(`${engineName} engine`, async () => {
-          await engine.fetch(scrapeJob(engineName, url), { workerId: 'bench', signal });
-        }),
-      );
+      rows.push({ ...(await measure(`${engineName} engine`, () => engine.fetch(scrapeJob(engineName, url), { workerId: 'bench', signal }).then(() => undefined))), vsRaw: rawRow });
       await engine.stop();
-    }
-    const service = await startEmbedded({ engines: ['obscura', 'chromium'], env: { WORKER_CAPACITY: String(CONCURRENCY) } });
-    await service.db.query('UPDATE organizations SET rate_limit_per_second = 100000, concurrency_limit = 1000');
-    try {
-      for (const engineName of ['obscura', 'chromium'] as const) {
-        rows.push(
-          await measure(`${engineName} through /v1/scrape`, async () => {
-            const response = await fetch(`${service.url}/v1/scrape`, {
-              method: 'POST',
-              headers: { authorization: `Bearer ${service.secret}`, 'content-type': 'application/json' },
-              body: JSON.stringify({ url, engine: engineName, wait_for: '#title', cache: false }),
-            });
-            if (response.status !== 200) throw new Error(`scrape answered ${response.status}: ${await response.text()}`);
-            await response.arrayBuffer();
-          }),
-        );
+
+      const api = await apiRenderer(engineName, url);
+      try {
+        rows.push({ ...(await measure(`${engineName} through /v1/scrape`, api.render)), vsRaw: rawRow });
+        if (LONG > 0 && engineName === 'obscura') longRows.push(await longRun(`${engineName} through /v1/scrape`, api.render));
+      } finally {
+        await api.close();
       }
-    } finally {
-      await service.stop();
     }
   } finally {
     await guard.close();
     await site.close();
   }
-  console.log(`\n${RENDERS} renders of ${url}; throughput and memory at concurrency ${CONCURRENCY}\n`);
+  console.log(`\n${RENDERS} renders of ${url}; throughput and memory at concurrency ${CONCURRENCY}; ratios against raw playwright on the same binary\n`);
   console.table(
     rows.map((r) => ({
       variant: r.name,
@@ -185,8 +229,24 @@ async function main(): Promise<void> {
       'p95 ms': r.p95Ms.toFixed(1),
       'pages/s': r.pagesPerSecond.toFixed(2),
       'PSS MiB per render': r.rssPerRenderMiB.toFixed(0),
+      'latency x raw (<= 1.1)': r.vsRaw ? (r.medianMs / r.vsRaw.medianMs).toFixed(2) : '',
+      'pages/s x raw (>= 0.9)': r.vsRaw ? (r.pagesPerSecond / r.vsRaw.pagesPerSecond).toFixed(2) : '',
+      'PSS x raw (<= 1.1)': r.vsRaw ? (r.rssPerRenderMiB / r.vsRaw.rssPerRenderMiB).toFixed(2) : '',
     })),
   );
+  if (longRows.length > 0) {
+    console.log(`\nmemory over ${LONG} renders at concurrency ${CONCURRENCY}: after the first ${LONG / 10} and at the end (flat: last/first near 1)\n`);
+    console.table(
+      longRows.map((r) => ({
+        variant: r.name,
+        'browsers PSS MiB first': r.firstPssMiB.toFixed(0),
+        'browsers PSS MiB last': r.lastPssMiB.toFixed(0),
+        'last/first': (r.lastPssMiB / r.firstPssMiB).toFixed(2),
+        'bench process RSS MiB first': r.firstRssMiB.toFixed(0),
+        'bench process RSS MiB last': r.lastRssMiB.toFixed(0),
+      })),
+    );
+  }
 }
 
 await main();

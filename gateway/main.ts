@@ -9,7 +9,7 @@ import { createApp } from './app.js';
 import { answerMalformedRequests } from './client-error.js';
 import { startRequestLogPurge } from './request-log/purge.js';
 import { RequestLogWriter } from './request-log/log-writer.js';
-import { startBatchDispatcher, type DispatcherHooks } from './batch/dispatcher.js';
+import { startBatchDispatcher, type BatchDispatcher, type DispatcherHooks } from './batch/dispatcher.js';
 import { startWebhookDeliverer } from './webhooks/deliverer.js';
 import { purgeCache } from './scrape/cache.js';
 import { purgeExpiredContexts } from '../lib/store/sessions/index.js';
@@ -37,6 +37,7 @@ export interface RunningGateway {
   server: Server;
   url: string;
   context: GatewayContext;
+  batchDispatcher: BatchDispatcher;
   /** Stop accepting connections, answer requests in flight (bounded by graceMs), then resolve. */
   stop(graceMs: number): Promise<void>;
 }
@@ -91,6 +92,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     server,
     url,
     context,
+    batchDispatcher,
     async stop(graceMs: number) {
       const deadline = Date.now() + graceMs;
       draining = true;

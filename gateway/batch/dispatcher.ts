@@ -7,19 +7,21 @@ import { gatedDb } from '../../lib/store/gated-db.js';
 import { dispatcherConnections } from '../../lib/store/pool-sizing.js';
 import type { GatewayContext } from '../context.js';
 import { startPeriodic } from '../periodic.js';
-import { finalizeJob, finishItem, requeueExpired, returnDueHold, type ItemOutcome } from './lifecycle.js';
-import { runItem } from './run-item.js';
+import { finalizeJob, requeueExpired, returnDueHold, type ItemOutcome } from './lifecycle.js';
+import { ResultWriter } from './result-writer.js';
+import { runItem, withEntitlements, type EntitledItem } from './run-item.js';
+import { onBatchWork } from './work-signal.js';
 
 const SWEEP_BATCH = 500;
 /** Well inside the ten minutes after which gateway/main.ts releases a hold as stale. */
 const HOUSEKEEPING_EVERY_MS = 60_000;
-const FINISH_RETRY_FIRST_MS = 50;
-const FINISH_RETRY_MAX_MS = 2000;
 
 export interface BatchDispatcher {
   readonly owner: string;
   /** Runs one pass now (tests and the timer use it). */
   tick(): Promise<void>;
+  /** Claims queued items now, up to capacity, without waiting for the next pass. */
+  wake(): void;
   /** Stops claiming; waits up to `graceMs` for running items, then hands the rest back to the queue. */
   stop(graceMs: number): Promise<void>;
 }
@@ -35,8 +37,10 @@ export interface DispatcherHooks {
 }
 
 /**
- * The batch dispatcher of one gateway process (docs/batch.md "Dispatch"). Every pass: put back items of
- * crashed dispatchers, return due holds, end drained jobs, claim queued items up to capacity and run them.
+ * The batch dispatcher of one gateway process (docs/batch.md "Dispatch"). Queued items are claimed as
+ * soon as there is room: on new work in this process and whenever an item's result is written. Every
+ * pass (the fallback, and how work submitted to other gateways is found): put back items of crashed
+ * dispatchers, return due holds, end drained jobs, renew leases, claim up to capacity.
  * Any number of gateways may run one; PostgreSQL row locks and leases keep them apart. All its store
  * work goes through its share of the connection pool (gatedDb): items beyond it wait in this process.
  */
@@ -52,38 +56,65 @@ export function startBatchDispatcher(
   const inFlight = new Map<string, Promise<void>>();
   let stopped = false;
   let lastHousekeeping = 0;
+  /** Claimed items whose scrape has not answered yet (the rest of inFlight waits to be written). */
+  let scraping = 0;
 
-  /**
-   * Writes the result, retrying while the store refuses (a lost connection, a deadlock another
-   * transaction caused): a scrape that answered is never dropped for a transient store error. Until
-   * then the lease is renewed with the item in flight; a stopping dispatcher hands it back instead.
-   */
-  const finish = async (item: ClaimedItem, outcome: ItemOutcome) => {
-    const afterSettle = hooks.afterSettle ? () => hooks.afterSettle!(item) : undefined;
-    for (let wait = FINISH_RETRY_FIRST_MS; ; wait = Math.min(wait * 2, FINISH_RETRY_MAX_MS)) {
-      try {
-        await db.transaction((tx) =>
-          finishItem(tx, { jobId: item.job.id, seq: item.seq, owner, requestId: item.requestId, outcome, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS, afterSettle }),
-        );
-        return;
-      } catch (error) {
-        if (stopped) throw error;
-        context.logger.warn({ err: error, job: item.job.id, seq: item.seq, retryInMs: wait }, 'writing a batch item result failed; retrying');
-        await new Promise((resolve) => setTimeout(resolve, wait));
-      }
-    }
-  };
+  const writer = new ResultWriter({ db, owner, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS, logger: context.logger, stopping: () => stopped, running: () => scraping });
 
-  const runClaimed = (item: ClaimedItem) => {
+  const runClaimed = (item: EntitledItem) => {
     const key = `${item.job.id}:${item.seq}`;
+    scraping += 1;
     const work = (async () => {
-      const outcome = await runItem(context, item);
+      const outcome = await runItem(context, item).finally(() => (scraping -= 1));
       await hooks.beforeFinish?.(item, outcome);
-      await finish(item, outcome);
+      await writer.write(item, outcome, hooks.afterSettle ? () => hooks.afterSettle!(item) : undefined);
     })()
       .catch((error: unknown) => context.logger.error({ err: error, job: item.job.id, seq: item.seq }, 'batch item result not written; its lease will put it back'))
-      .finally(() => inFlight.delete(key));
+      .finally(() => {
+        inFlight.delete(key);
+        wake();
+      });
     inFlight.set(key, work);
+  };
+
+  /** One claim at a time, so two never both count the same free room; a wake during one runs another. */
+  let claiming: Promise<void> | null = null;
+  let claimAgain = false;
+  const claimSoon = (): Promise<void> => {
+    if (claiming) {
+      claimAgain = true;
+      return claiming;
+    }
+    claiming = (async () => {
+      do {
+        claimAgain = false;
+        await claim();
+      } while (claimAgain && !stopped);
+    })().finally(() => {
+      claiming = null;
+    });
+    return claiming;
+  };
+  // A dispatcher driven by hand (autoStart false, tests) claims only on tick().
+  const wake = () => {
+    if (stopped || options.autoStart === false) return;
+    claimSoon().catch((error: unknown) => context.logger.warn({ err: error }, 'batch claim failed; the next pass tries again'));
+  };
+
+  const claim = async () => {
+    // A gateway that has not yet heard from any worker (just started, or the fleet is down) leaves items
+    // queued rather than spending their attempts on ENGINE::UNAVAILABLE.
+    if (stopped || context.directory.deployedEngines().size === 0) return;
+    if (config.BATCH_DISPATCH_CAPACITY - inFlight.size <= 0) return;
+    // Room is counted once the transaction has its connection: items that finished while it waited
+    // for one are claimed for in the same statement.
+    const claimed = await db.transaction(async (tx) => {
+      const room = config.BATCH_DISPATCH_CAPACITY - inFlight.size;
+      if (room <= 0) return [];
+      const items = await claimItems(tx, { owner, leaseMs: config.BATCH_LEASE_MS, capacity: room, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS });
+      return withEntitlements(tx, items);
+    });
+    for (const item of claimed) runClaimed(item);
   };
 
   const pass = async () => {
@@ -97,14 +128,7 @@ export function startBatchDispatcher(
       await purgeExpiredResults(db);
     }
     if (inFlight.size > 0) await renewLeases(db, owner, config.BATCH_LEASE_MS);
-    const room = config.BATCH_DISPATCH_CAPACITY - inFlight.size;
-    // A gateway that has not yet heard from any worker (just started, or the fleet is down) leaves items
-    // queued rather than spending their attempts on ENGINE::UNAVAILABLE.
-    if (room <= 0 || stopped || context.directory.deployedEngines().size === 0) return;
-    const claimed = await db.transaction((tx) =>
-      claimItems(tx, { owner, leaseMs: config.BATCH_LEASE_MS, capacity: room, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS }),
-    );
-    for (const item of claimed) runClaimed(item);
+    await claimSoon();
   };
 
   const requeueCrashed = async () => {
@@ -128,12 +152,18 @@ export function startBatchDispatcher(
     onError: (error) => context.logger.warn({ err: error }, 'batch dispatch pass failed'),
   });
 
+  const unsubscribe = onBatchWork(gatewayContext.db, wake);
+
   return {
     owner,
     tick: periodic.tick,
+    wake,
     async stop(graceMs: number) {
       stopped = true;
+      unsubscribe();
+      writer.flushAll();
       await periodic.stop();
+      await claiming?.catch(() => undefined);
       let timeout: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {
         timeout = setTimeout(resolve, graceMs);

@@ -1,15 +1,16 @@
 import type { Queryable } from '../../lib/store/db.js';
-import { settleReservation, tagReservation } from '../../lib/store/credits.js';
+import { settleReservation } from '../../lib/store/credits.js';
+import { settleItemHolds, tagItemHolds } from '../../lib/store/batch/holds.js';
 import { cancelQueuedItems } from '../../lib/store/batch/items.js';
 import { getJobById, lockJob, updateJob, type JobRow } from '../../lib/store/batch/jobs.js';
-import { clearRelease, countItems, endExpiredItem, lockDueRelease, lockExpiredItem, recordItemOutcome, setItemCharge } from '../../lib/store/batch/outcomes.js';
+import { clearRelease, countItems, endExpiredItem, lockDueRelease, lockExpiredItem, recordItemOutcomes, setItemCharges, type RecordedOutcome } from '../../lib/store/batch/outcomes.js';
 import { enqueueDelivery } from '../../lib/store/batch/webhooks.js';
 import { jobObjectOf } from './job-view.js';
 
 /*
  * Lock order (docs/batch.md "Lock order"): every transaction here takes batch_jobs (the job row),
  * then batch_items, then credit_reservations, then credit_periods, never the other way round. That is
- * why finishItem locks the job before it touches the item: finalizing afterwards needs the job row, and
+ * why finishItems locks the job before it touches the item: finalizing afterwards needs the job row, and
  * a retry (job -> items -> holds) must never wait for a finisher that waits for it.
  */
 
@@ -29,49 +30,66 @@ export interface ItemOutcome {
   body: Buffer | null;
 }
 
-export interface FinishInput {
-  jobId: string;
+export interface FinishedItem {
   seq: number;
-  owner: string;
   requestId: string;
   outcome: ItemOutcome;
-  releaseDelayMs: number;
-  /** Test hook: runs inside the transaction once the hold is settled, before the job moves on. */
+  /** Test hook: runs inside the transaction once the item's hold is settled, before the job moves on. */
   afterSettle?: () => Promise<void>;
 }
 
-/**
- * Records an item's outcome, settles its hold and moves the job on, in the caller's transaction. Fenced
- * by the lease: when this dispatcher no longer owns the item (its lease expired and another took it)
- * nothing is written or billed and false comes back, so an item is billed at most once.
- */
+export interface FinishInput extends FinishedItem {
+  jobId: string;
+  owner: string;
+  releaseDelayMs: number;
+}
+
+/** One item's outcome; see finishItems. */
 export async function finishItem(tx: Queryable, input: FinishInput): Promise<boolean> {
-  const { outcome } = input;
-  if (!(await lockJob(tx, input.jobId))) return false;
-  const recorded = await recordItemOutcome(tx, {
-    jobId: input.jobId,
-    seq: input.seq,
-    owner: input.owner,
-    status: outcome.kind === 'retry' ? 'queued' : outcome.kind,
-    releaseDelayMs: input.releaseDelayMs,
-    httpStatus: outcome.httpStatus,
-    bytes: outcome.kind === 'succeeded' ? outcome.bytes : 0,
-    durationMs: outcome.durationMs,
-    error: outcome.error,
-    contentType: outcome.contentType,
-    body: outcome.body,
-  });
-  if (!recorded) return false;
-  const { reservationId } = recorded;
-  if (reservationId !== null) await tagReservation(tx, reservationId, input.requestId);
-  if (outcome.kind === 'succeeded' && reservationId !== null) {
-    const settled = await settleReservation(tx, reservationId, outcome.chargedMicro, outcome.engine);
-    await setItemCharge(tx, input.jobId, input.seq, settled ? Math.min(outcome.chargedMicro, recorded.holdMicro) : 0);
-  }
-  await input.afterSettle?.();
-  if (outcome.kind === 'failed') await checkFailureThreshold(tx, input.jobId, input.releaseDelayMs);
-  await finalizeJob(tx, input.jobId, input.releaseDelayMs);
-  return true;
+  const written = await finishItems(tx, { jobId: input.jobId, owner: input.owner, releaseDelayMs: input.releaseDelayMs }, [input]);
+  return written.has(input.seq);
+}
+
+/**
+ * Records finished items of one job, settles their holds and moves the job on, in the caller's
+ * transaction: a handful of statements for the whole group (docs/batch.md "Results written in
+ * batches"). Fenced by the lease: an item this dispatcher no longer owns (its lease expired and another
+ * took it) is neither written nor billed and is missing from the seqs returned, so an item is billed
+ * at most once.
+ */
+export async function finishItems(tx: Queryable, target: { jobId: string; owner: string; releaseDelayMs: number }, items: FinishedItem[]): Promise<Set<number>> {
+  if (!(await lockJob(tx, target.jobId))) return new Set();
+  const bySeq = new Map(items.map((item) => [item.seq, item]));
+  const recorded = await recordItemOutcomes(
+    tx,
+    target,
+    items.map(({ seq, outcome }) => ({
+      seq,
+      status: outcome.kind === 'retry' ? 'queued' : outcome.kind,
+      httpStatus: outcome.httpStatus,
+      bytes: outcome.kind === 'succeeded' ? outcome.bytes : 0,
+      durationMs: outcome.durationMs,
+      error: outcome.error,
+      contentType: outcome.contentType,
+      body: outcome.body,
+    })),
+  );
+  const held = recorded.filter((row): row is RecordedOutcome & { reservationId: string } => row.reservationId !== null);
+  await tagItemHolds(tx, held.map((row) => ({ reservationId: row.reservationId, requestId: bySeq.get(row.seq)!.requestId })));
+  const succeeded = held.filter((row) => bySeq.get(row.seq)!.outcome.kind === 'succeeded');
+  const settled = await settleItemHolds(
+    tx,
+    succeeded.map((row) => ({ reservationId: row.reservationId, chargedMicro: bySeq.get(row.seq)!.outcome.chargedMicro, engine: bySeq.get(row.seq)!.outcome.engine })),
+  );
+  await setItemCharges(
+    tx,
+    target.jobId,
+    succeeded.map((row) => ({ seq: row.seq, chargedMicro: settled.has(row.reservationId) ? Math.min(bySeq.get(row.seq)!.outcome.chargedMicro, row.holdMicro) : 0 })),
+  );
+  for (const row of recorded) await bySeq.get(row.seq)!.afterSettle?.();
+  if (recorded.some((row) => bySeq.get(row.seq)!.outcome.kind === 'failed')) await checkFailureThreshold(tx, target.jobId, target.releaseDelayMs);
+  if (recorded.length > 0) await finalizeJob(tx, target.jobId, target.releaseDelayMs);
+  return new Set(recorded.map((row) => row.seq));
 }
 
 /** `failure_threshold` failed items abort the job: it fails at once and its queued items are cancelled. */

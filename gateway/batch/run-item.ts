@@ -4,6 +4,7 @@ import { parseScrapeBody, type ProjectDefaults } from '../../lib/scrape/params.j
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { entitledEnginesOf } from '../../lib/store/accounts.js';
 import type { ClaimedItem } from '../../lib/store/batch/leases.js';
+import type { Queryable } from '../../lib/store/db.js';
 import { insertRequestLog } from '../../lib/store/request-log.js';
 import type { GatewayContext } from '../context.js';
 import { answerBody } from '../scrape/envelope.js';
@@ -11,13 +12,26 @@ import { scrapeLogEntry } from '../scrape/log-entry.js';
 import { newRecord, planScrape, runScrape } from '../scrape/scrape-loop.js';
 import type { ItemOutcome } from './lifecycle.js';
 
+/** A claimed item with its organization's engine entitlements as of the claim. */
+export type EntitledItem = ClaimedItem & { entitledEngines: string[] };
+
+/** Looks entitlements up once per organization among the claimed items, not once per item. */
+export async function withEntitlements(tx: Queryable, items: ClaimedItem[]): Promise<EntitledItem[]> {
+  const byOrganization = new Map<string, EntitledItem['entitledEngines']>();
+  for (const item of items) {
+    const organizationId = item.job.organization_id;
+    if (!byOrganization.has(organizationId)) byOrganization.set(organizationId, await entitledEnginesOf(tx, organizationId));
+  }
+  return items.map((item) => ({ ...item, entitledEngines: byOrganization.get(item.job.organization_id)! }));
+}
+
 /**
  * Runs one leased item through the scrape loop (gateway/scrape/scrape-loop.ts): the job defaults plus
  * the item's overrides, no camoufox climb (bot-challenge rule 7), the job's session when it has one,
  * and a request log entry under the item's request id. The hold was taken at submission; the
  * lifecycle settles it. Never throws: every failure becomes an outcome.
  */
-export async function runItem(context: GatewayContext, item: ClaimedItem): Promise<ItemOutcome> {
+export async function runItem(context: GatewayContext, item: EntitledItem): Promise<ItemOutcome> {
   const receivedAt = Date.now();
   const record = newRecord('bypass');
   let params: ScrapeParams | null = null;
@@ -32,7 +46,7 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
       requestId: item.requestId,
       projectId: item.job.project_id,
       organizationId: item.job.organization_id,
-      entitledEngines: await entitledEnginesOf(context.db, item.job.organization_id),
+      entitledEngines: item.entitledEngines,
       params,
       receivedAt,
       climb: false,

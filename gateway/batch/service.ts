@@ -11,6 +11,7 @@ import type { Principal } from '../auth/key-resolver.js';
 import type { GatewayContext } from '../context.js';
 import { deploymentFor } from '../scrape/deployment.js';
 import { findScrapeSession } from '../sessions/scrape-session.js';
+import { signalBatchWork } from './work-signal.js';
 import { effectiveConcurrency, MAX_ITEMS_PER_JOB, parseSubmission, DEFAULT_MAX_ATTEMPTS, DEFAULT_PRIORITY, type ParsedItem, type SubmissionContext } from './submission.js';
 
 const MICRO = 1_000_000;
@@ -74,6 +75,7 @@ export async function createJob(context: GatewayContext, principal: Principal, b
     });
     await insertItems(tx, id, newItems(items, 0, reservations));
   });
+  signalBatchWork(context.db);
   const job = await getJob(context.db, id, principal.project.id);
   if (!job) throw new ServiceError('ERR::INTERNAL::ERROR', 'batch job vanished after creation');
   return { job, warnings: warning ? [warning] : [] };
@@ -113,6 +115,7 @@ export async function appendItems(context: GatewayContext, principal: Principal,
     await insertItems(tx, jobId, newItems(submission.items, Number(job.total_items), reservations));
     await updateJob(tx, jobId, { total_items: total });
   });
+  signalBatchWork(context.db);
   return { job: await requireJob(context, principal, jobId), added: submission.items.length, costMicro };
 }
 
@@ -164,6 +167,7 @@ export async function retryJob(context: GatewayContext, principal: Principal, jo
     }
     return failed.length;
   });
+  if (reset > 0) signalBatchWork(context.db);
   return { job: await requireJob(context, principal, jobId), reset };
 }
 

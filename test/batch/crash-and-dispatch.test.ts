@@ -11,13 +11,14 @@ let site: TargetSite;
 let client: BatchClient;
 let dispatcher: BatchDispatcher;
 
-// The gateway's own dispatcher only runs its first pass (at start, before any job exists); this suite
-// drives a second dispatcher by hand, the way another gateway replica would run.
+// The gateway's own dispatcher is stopped (it would claim each submission at once); this suite drives a
+// second dispatcher by hand, the way another gateway replica would run.
 beforeAll(async () => {
   [service, site] = await Promise.all([
     startBatchService({ BATCH_DISPATCH_INTERVAL_MS: '60000', BATCH_DISPATCH_CAPACITY: '3' }),
     startTargetSite(),
   ]);
+  await service.gateway.batchDispatcher.stop(0);
   client = new BatchClient(service);
   dispatcher = startBatchDispatcher(service.gateway.context, { owner: 'replica-b', autoStart: false });
 });

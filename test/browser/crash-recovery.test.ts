@@ -3,6 +3,7 @@ import { EgressGuard } from '../../worker/egress/guard.js';
 import { BrowserEngine } from '../../worker/browser/render-engine.js';
 import { startJsSite, type JsSite } from '../support/js-pages.js';
 import { context, failureOf, job, pgrep, running } from './harness.js';
+import { until } from '../support/poll.js';
 
 let site: JsSite;
 let guard: EgressGuard;
@@ -80,8 +81,8 @@ describe('recycling', { timeout: 30_000 }, () => {
     for (let n = 0; n < 2; n += 1) await engine.fetch(job('obscura', { url: `${site.origin}/static` }), context());
     const page = await engine.fetch(job('obscura', { url: `${site.origin}/client-rendered` }), context());
     expect(page.text).toContain('Rendered by JS');
-    // The replacement is up; the worn-out browser may still be closing in the background.
-    expect(pgrep(marker).filter((pid) => pid !== first)).toHaveLength(1);
+    // The worn-out browser served until its replacement was up; then it is killed and one browser is left.
+    await until(() => pgrep(marker), (pids) => pids.length === 1 && pids[0] !== first, 20_000);
     await engine.stop();
     expect(pgrep(marker)).toEqual([]);
     expect(running(pgrep(['-g', String(first)]))).toEqual([]);

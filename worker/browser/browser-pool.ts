@@ -21,6 +21,10 @@ export class BrowserPool {
   private launching = 0;
   private waiters: Array<() => void> = [];
   private readonly dying = new Set<Promise<void>>();
+  /** Worn-out browsers still serving while their replacement launches. */
+  private readonly replacing = new Set<ManagedBrowser>();
+  /** Worn-out browsers whose replacement is up, retired when their render ends. */
+  private readonly retireOnRelease = new Set<ManagedBrowser>();
   private stopped = false;
 
   constructor(private readonly options: BrowserPoolOptions) {}
@@ -48,15 +52,25 @@ export class BrowserPool {
     }
   }
 
-  /** Gives a browser back; `broken` (or a dead or worn-out browser) gets it killed and replaced. */
+  /**
+   * Gives a browser back; `broken` (or a dead one) gets it killed and replaced. A worn-out browser of a
+   * warm pool keeps serving until its replacement is up (docs/browser-engines.md "Pools and recycling"), so a render
+   * never waits for a launch because a healthy browser reached its page quota.
+   */
   release(browser: ManagedBrowser, broken: boolean): void {
     this.busy.delete(browser);
     browser.pagesServed += 1;
-    if (this.stopped || broken || browser.isDead() || browser.pagesServed >= this.options.recycleAfterPages) {
+    const wornOut = browser.pagesServed >= this.options.recycleAfterPages;
+    if (this.retireOnRelease.delete(browser)) {
+      // Its replacement is already in the pool: retire it without launching another.
       this.retire(browser);
-      if (!this.stopped && this.options.warm) void this.launchIdle().catch(() => undefined);
+    } else if (this.stopped || broken || browser.isDead() || (wornOut && !this.options.warm)) {
+      this.retire(browser);
+      // A worn browser that broke while its replacement launches needs no second one.
+      if (!this.stopped && this.options.warm && !this.replacing.has(browser)) void this.launchIdle().catch(() => undefined);
     } else {
       this.idle.push(browser);
+      if (wornOut && !this.replacing.has(browser)) this.replace(browser);
     }
     this.notify();
   }
@@ -87,6 +101,25 @@ export class BrowserPool {
       return browser;
     }
     return null;
+  }
+
+  /** Launches a replacement for a worn-out browser, then retires it (now if idle, else after its render). */
+  private replace(worn: ManagedBrowser): void {
+    this.replacing.add(worn);
+    void this.launchIdle().then(
+      () => {
+        this.replacing.delete(worn);
+        const index = this.idle.indexOf(worn);
+        if (index >= 0) {
+          this.idle.splice(index, 1);
+          this.retire(worn);
+        } else if (this.busy.has(worn)) {
+          this.retireOnRelease.add(worn);
+        }
+      },
+      // No replacement: the worn browser keeps serving, and its next release tries again.
+      () => this.replacing.delete(worn),
+    );
   }
 
   private retire(browser: ManagedBrowser): void {

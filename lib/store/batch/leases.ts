@@ -62,25 +62,15 @@ async function claimFromJob(tx: Queryable, job: JobRow, room: number, options: C
     [job.id, slots],
   );
   const claimed: ClaimedItem[] = [];
+  const skipped: number[] = [];
+  const budget = job.credit_budget_micro === null ? null : Number(job.credit_budget_micro);
   for (const item of queued.rows) {
     const hold = Number(item.hold_micro);
-    const budget = job.credit_budget_micro === null ? null : Number(job.credit_budget_micro);
     if (budget !== null && committed + hold > budget) {
       if (charged + hold <= budget && running > 0) break;
-      await tx.query(
-        `UPDATE batch_items SET status = 'skipped', finished_at = now(), release_at = now() + ($3::bigint * interval '1 millisecond')
-          WHERE job_id = $1 AND seq = $2`,
-        [job.id, item.seq, options.releaseDelayMs],
-      );
+      skipped.push(Number(item.seq));
       continue;
     }
-    const requestId = newId();
-    await tx.query(
-      `UPDATE batch_items SET status = 'running', attempts = attempts + 1, lease_owner = $3, request_id = $5,
-              lease_expires_at = now() + ($4::bigint * interval '1 millisecond'), started_at = now()
-        WHERE job_id = $1 AND seq = $2`,
-      [job.id, item.seq, options.owner, options.leaseMs, requestId],
-    );
     committed += hold;
     running += 1;
     claimed.push({
@@ -90,8 +80,24 @@ async function claimFromJob(tx: Queryable, job: JobRow, room: number, options: C
       overrides: item.overrides,
       attempts: item.attempts + 1,
       reservationId: item.reservation_id,
-      requestId,
+      requestId: newId(),
     });
+  }
+  if (skipped.length > 0) {
+    await tx.query(
+      `UPDATE batch_items SET status = 'skipped', finished_at = now(), release_at = now() + ($3::bigint * interval '1 millisecond')
+        WHERE job_id = $1 AND seq IN (SELECT value::bigint FROM jsonb_array_elements_text($2::jsonb))`,
+      [job.id, JSON.stringify(skipped), options.releaseDelayMs],
+    );
+  }
+  if (claimed.length > 0) {
+    await tx.query(
+      `UPDATE batch_items b SET status = 'running', attempts = b.attempts + 1, lease_owner = $2, request_id = v.request_id,
+              lease_expires_at = now() + ($3::bigint * interval '1 millisecond'), started_at = now()
+         FROM jsonb_to_recordset($4::jsonb) AS v(seq bigint, request_id text)
+        WHERE b.job_id = $1 AND b.seq = v.seq`,
+      [job.id, options.owner, options.leaseMs, JSON.stringify(claimed.map((item) => ({ seq: item.seq, request_id: item.requestId })))],
+    );
   }
   if (claimed.length > 0 && job.status === 'queued') {
     await tx.query(`UPDATE batch_jobs SET status = 'running', started_at = COALESCE(started_at, now()) WHERE id = $1`, [job.id]);
@@ -99,11 +105,15 @@ async function claimFromJob(tx: Queryable, job: JobRow, room: number, options: C
   return claimed;
 }
 
-/** Keeps this dispatcher's leases alive while its items run. */
+/**
+ * Keeps this dispatcher's leases alive while its items run. Rows a finishing transaction holds are
+ * skipped, not waited for: it writes many items at once in its own order, and waiting could deadlock;
+ * those items are being finished, and a rolled-back finish is renewed on the next pass.
+ */
 export async function renewLeases(db: Queryable, owner: string, leaseMs: number): Promise<void> {
   await db.query(
     `UPDATE batch_items SET lease_expires_at = now() + ($2::bigint * interval '1 millisecond')
-      WHERE lease_owner = $1 AND status = 'running'`,
+      WHERE (job_id, seq) IN (SELECT job_id, seq FROM batch_items WHERE lease_owner = $1 AND status = 'running' FOR UPDATE SKIP LOCKED)`,
     [owner, leaseMs],
   );
 }

@@ -7,11 +7,8 @@ import type { Queryable } from '../db.js';
  */
 
 export interface OutcomeRow {
-  jobId: string;
   seq: number;
-  owner: string;
   status: 'queued' | 'succeeded' | 'failed';
-  releaseDelayMs: number;
   httpStatus: number | null;
   bytes: number;
   durationMs: number;
@@ -20,28 +17,52 @@ export interface OutcomeRow {
   body: Buffer | null;
 }
 
-/**
- * Records an outcome, fenced by the lease: null when this owner no longer runs the item. A failed
- * item's hold is due back after `releaseDelayMs`; a re-queued item keeps its hold.
- */
-export async function recordItemOutcome(tx: Queryable, row: OutcomeRow): Promise<{ reservationId: string | null; holdMicro: number } | null> {
-  const result = await tx.query<{ reservation_id: string | null; hold_micro: number }>(
-    `UPDATE batch_items SET status = $4, lease_owner = NULL, lease_expires_at = NULL,
-            finished_at = CASE WHEN $4 = 'queued' THEN NULL ELSE now() END,
-            release_at = CASE WHEN $4 = 'failed' THEN now() + ($5::bigint * interval '1 millisecond') ELSE NULL END,
-            http_status = $6, bytes = $7, duration_ms = $8, error_code = $9, error_retryable = $10, error_detail = $11,
-            content_type = $12, body = $13, credits_micro = 0
-      WHERE job_id = $1 AND seq = $2 AND lease_owner = $3 AND status = 'running'
-      RETURNING reservation_id, hold_micro`,
-    [row.jobId, row.seq, row.owner, row.status, row.releaseDelayMs, row.httpStatus, row.bytes, row.durationMs,
-      row.error?.code ?? null, row.error?.retryable ?? null, row.error?.detail ?? null, row.contentType, row.body],
-  );
-  const updated = result.rows[0];
-  return updated ? { reservationId: updated.reservation_id, holdMicro: Number(updated.hold_micro) } : null;
+export interface RecordedOutcome {
+  seq: number;
+  reservationId: string | null;
+  holdMicro: number;
 }
 
-export async function setItemCharge(tx: Queryable, jobId: string, seq: number, chargedMicro: number): Promise<void> {
-  await tx.query('UPDATE batch_items SET credits_micro = $3 WHERE job_id = $1 AND seq = $2', [jobId, seq, chargedMicro]);
+/**
+ * Records several outcomes of one job in one statement, each fenced by the lease: only items this owner
+ * still runs are written and come back. A failed item's hold is due back after `releaseDelayMs`; a
+ * re-queued item keeps its hold.
+ */
+export async function recordItemOutcomes(
+  tx: Queryable,
+  target: { jobId: string; owner: string; releaseDelayMs: number },
+  rows: OutcomeRow[],
+): Promise<RecordedOutcome[]> {
+  if (rows.length === 0) return [];
+  const values = rows.map((row) => ({
+    seq: row.seq, status: row.status, http_status: row.httpStatus, bytes: row.bytes, duration_ms: row.durationMs,
+    error_code: row.error?.code ?? null, error_retryable: row.error?.retryable ?? null, error_detail: row.error?.detail ?? null,
+    content_type: row.contentType, body: row.body === null ? null : row.body.toString('base64'),
+  }));
+  const result = await tx.query<{ seq: number; reservation_id: string | null; hold_micro: number }>(
+    `UPDATE batch_items b SET status = v.status, lease_owner = NULL, lease_expires_at = NULL,
+            finished_at = CASE WHEN v.status = 'queued' THEN NULL ELSE now() END,
+            release_at = CASE WHEN v.status = 'failed' THEN now() + ($3::bigint * interval '1 millisecond') ELSE NULL END,
+            http_status = v.http_status, bytes = v.bytes, duration_ms = v.duration_ms, error_code = v.error_code,
+            error_retryable = v.error_retryable, error_detail = v.error_detail, content_type = v.content_type,
+            body = decode(v.body, 'base64'), credits_micro = 0
+       FROM jsonb_to_recordset($4::jsonb) AS v(seq bigint, status text, http_status integer, bytes bigint, duration_ms bigint,
+            error_code text, error_retryable boolean, error_detail text, content_type text, body text)
+      WHERE b.job_id = $1 AND b.seq = v.seq AND b.lease_owner = $2 AND b.status = 'running'
+      RETURNING b.seq, b.reservation_id, b.hold_micro`,
+    [target.jobId, target.owner, target.releaseDelayMs, JSON.stringify(values)],
+  );
+  return result.rows.map((row) => ({ seq: Number(row.seq), reservationId: row.reservation_id, holdMicro: Number(row.hold_micro) }));
+}
+
+/** What each succeeded item was charged, in one statement. */
+export async function setItemCharges(tx: Queryable, jobId: string, charges: Array<{ seq: number; chargedMicro: number }>): Promise<void> {
+  if (charges.length === 0) return;
+  await tx.query(
+    `UPDATE batch_items b SET credits_micro = v.charged FROM jsonb_to_recordset($2::jsonb) AS v(seq bigint, charged bigint)
+      WHERE b.job_id = $1 AND b.seq = v.seq`,
+    [jobId, JSON.stringify(charges.map((c) => ({ seq: c.seq, charged: c.chargedMicro })))],
+  );
 }
 
 export async function countItems(tx: Queryable, jobId: string): Promise<{ queued: number; running: number; failed: number }> {

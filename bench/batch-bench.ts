@@ -1,0 +1,174 @@
+/**
+ * Batch throughput (not a test): the same local pages crawled by a Trawler batch job (default dispatch
+ * settings, job concurrency N) and by Crawlee's CheerioCrawler (maxConcurrency N), in one run, so the
+ * ratio holds on a loaded machine. Trawler runs embedded (PGlite, in-process bus) and, when PostgreSQL
+ * and NATS answer on loopback, distributed (gateway and fetch worker processes from dist/: build first).
+ *
+ *   npx tsx bench/batch-bench.ts [--pages 2000] [--concurrency 50] [--modes embedded,distributed]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { generateApiKey } from '../lib/apikeys.js';
+import { newId } from '../lib/ids.js';
+import { startEmbedded } from '../test/support/embedded.js';
+import { byMessage, startProgram, type Program } from '../test/support/programs.js';
+import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../test/support/services.js';
+import { startTargetSite } from '../test/support/target-site.js';
+
+const { values } = parseArgs({
+  options: {
+    pages: { type: 'string', default: '2000' },
+    concurrency: { type: 'string', default: '50' },
+    modes: { type: 'string', default: 'embedded,distributed' },
+  },
+});
+const PAGES = Number(values.pages);
+const CONCURRENCY = Number(values.concurrency);
+const MODES = values.modes.split(',');
+
+/** Room for the whole batch and for polling its state; dispatch settings stay at their defaults. */
+const BENCH_ACCOUNT = { DEFAULT_MONTHLY_CREDITS: '100000000', DEFAULT_RATE_LIMIT_PER_SECOND: '1000' };
+
+interface Api {
+  url: string;
+  secret: string;
+}
+
+const call = async (api: Api, path: string, body?: unknown): Promise<Record<string, unknown>> => {
+  const response = await fetch(`${api.url}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${api.secret}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await response.json()) as Record<string, unknown>;
+  if (response.status >= 300) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(json)}`);
+  return json;
+};
+
+/** Submission to terminal job, items per second; every item must have succeeded. */
+async function trawlerItemsPerSecond(api: Api, urls: string[]): Promise<number> {
+  const began = performance.now();
+  const job = await call(api, '/v1/batch', { urls, concurrency: CONCURRENCY, cache: false });
+  for (;;) {
+    const state = await call(api, `/v1/batch/${String(job.id)}`);
+    if (['completed', 'failed', 'cancelled'].includes(state.status as string)) {
+      const seconds = (performance.now() - began) / 1000;
+      const counts = state.counts ?? state;
+      if (state.status !== 'completed') throw new Error(`batch job ended ${String(state.status)}: ${JSON.stringify(counts)}`);
+      return urls.length / seconds;
+    }
+    // A job's progress counts its items: polled like a client would, not so often that it is the load.
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function crawleeItemsPerSecond(urls: string[]): Promise<number> {
+  const storage = mkdtempSync(join(tmpdir(), 'trawler-bench-crawlee-'));
+  process.env.CRAWLEE_STORAGE_DIR = storage;
+  try {
+    const { CheerioCrawler, Configuration, log } = await import('@crawlee/cheerio');
+    log.setLevel(log.LEVELS.WARNING);
+    const config = new Configuration({ storageClientOptions: { localDataDirectory: storage }, persistStorage: false, purgeOnStart: true });
+    let handled = 0;
+    const crawler = new CheerioCrawler(
+      {
+        maxConcurrency: CONCURRENCY,
+        maxRequestRetries: 0,
+        requestHandler: async ({ $ }) => {
+          if ($('title').text().length >= 0) handled += 1;
+        },
+      },
+      config,
+    );
+    const began = performance.now();
+    await crawler.run(urls);
+    const seconds = (performance.now() - began) / 1000;
+    if (handled !== urls.length) throw new Error(`crawlee handled ${handled} of ${urls.length}`);
+    return urls.length / seconds;
+  } finally {
+    rmSync(storage, { recursive: true, force: true });
+  }
+}
+
+async function withEmbedded<T>(run: (api: Api) => Promise<T>): Promise<T> {
+  const service = await startEmbedded({ engines: ['fetch'], env: BENCH_ACCOUNT });
+  try {
+    await waitForWorker({ url: service.url, secret: service.secret });
+    return await run({ url: service.url, secret: service.secret });
+  } finally {
+    await service.stop();
+  }
+}
+
+async function waitForWorker(api: Api): Promise<void> {
+  for (let i = 0; i < 600; i += 1) {
+    const body = await call(api, '/v1/workers');
+    if (((body.workers as unknown[] | undefined) ?? []).length > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('no worker became live');
+}
+
+/** A gateway process and a fetch worker process on a fresh PostgreSQL database and NATS namespace. */
+async function withDistributed<T>(run: (api: Api) => Promise<T>): Promise<T> {
+  const database = await createTestDatabase();
+  const secret = generateApiKey('live');
+  const env = {
+    NATS_URL,
+    NATS_NAMESPACE: `b${newId().toLowerCase()}`,
+    DATABASE_URL: database.url,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'warn',
+    TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true',
+    TRAWLER_BOOTSTRAP_KEY: secret,
+    ...BENCH_ACCOUNT,
+  };
+  const programs: Program[] = [];
+  try {
+    const gateway = startProgram(['gateway'], { ...env, LOG_LEVEL: 'info' });
+    programs.push(gateway);
+    const listening = await gateway.waitForLog(byMessage('gateway listening'));
+    programs.push(startProgram(['worker', '--engine', 'fetch'], env));
+    const api = { url: String(listening.url), secret };
+    await waitForWorker(api);
+    return await run(api);
+  } finally {
+    for (const program of programs) program.kill('SIGTERM');
+    await Promise.all(programs.map((program) => program.exited));
+    await database.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  const site = await startTargetSite();
+  const urls = Array.from({ length: PAGES }, (_, i) => `${site.origin}/static/article.html?page=${i}`);
+  const rows: Array<{ mode: string; trawler: number; crawlee: number }> = [];
+  try {
+    for (const mode of MODES) {
+      if (mode === 'distributed' && !(await distributedServicesAvailable())) {
+        console.log('distributed: PostgreSQL or NATS not reachable on loopback, skipped');
+        continue;
+      }
+      const trawler = await (mode === 'embedded' ? withEmbedded : withDistributed)((api) => trawlerItemsPerSecond(api, urls));
+      const crawlee = await crawleeItemsPerSecond(urls);
+      rows.push({ mode, trawler, crawlee });
+    }
+  } finally {
+    await site.close();
+  }
+  console.log(`\nbatch of ${PAGES} local pages at concurrency ${CONCURRENCY}; Trawler with default dispatch settings\n`);
+  console.table(
+    rows.map((r) => ({
+      mode: r.mode,
+      'Trawler items/s': r.trawler.toFixed(1),
+      'Crawlee CheerioCrawler items/s': r.crawlee.toFixed(1),
+      'ratio (target >= 2)': (r.trawler / r.crawlee).toFixed(2),
+    })),
+  );
+}
+
+await main();
