@@ -5,7 +5,6 @@ import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { entitledEnginesOf } from '../../lib/store/accounts.js';
 import type { ClaimedItem } from '../../lib/store/batch/leases.js';
 import type { Queryable } from '../../lib/store/db.js';
-import { insertRequestLog } from '../../lib/store/request-log.js';
 import type { GatewayContext } from '../context.js';
 import { answerBody } from '../scrape/envelope.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
@@ -71,9 +70,7 @@ export async function runItem(context: GatewayContext, item: EntitledItem): Prom
     bytesOut: body?.bytes.length ?? 0,
     clientGone: false,
   });
-  await insertRequestLog(context.db, entry, item.job.organization_id).catch((error: unknown) =>
-    context.logger.error({ err: error, requestId: item.requestId }, 'batch item request log write failed'),
-  );
+  context.requestLog.add(entry, item.job.organization_id);
   if (success && body) {
     return {
       kind: 'succeeded', httpStatus: success.target_status, chargedMicro: record.chargedMicro, engine: success.engine,
