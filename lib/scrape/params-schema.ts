@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { storableString } from '../validation/storable.js';
 import { ActionsSchema } from './actions-schema.js';
+import { NetworkCaptureSchema } from './network-capture-schema.js';
 import {
   blockResourcesField,
   cacheTtlField,
@@ -60,8 +61,7 @@ export const ScrapeParamsSchema = z.object({
   screenshot_format: screenshotFormatField,
   screenshot_quality: screenshotQualityField,
   custom_headers: customHeadersField,
-  // Parsed by the gateway with NetworkCaptureSchema; the render engine reads it through that schema.
-  network_capture: plainObjectField.nullable(),
+  network_capture: NetworkCaptureSchema.nullable(),
   autoparse: z.boolean(),
   links: z.boolean(),
   extract: plainObjectField.nullable(),

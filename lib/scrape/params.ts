@@ -1,5 +1,5 @@
 import { ActionsSchema, type Actions } from './actions-schema.js';
-import { NetworkCaptureSchema } from './network-capture-schema.js';
+import { NetworkCaptureSchema, type NetworkCapture } from './network-capture-schema.js';
 import { checkProxyUrl, checkTargetUrl, type EgressPolicy } from '../egress/policy.js';
 import { ServiceError } from '../errors/index.js';
 import { validateExtractRules } from '../extract/rules.js';
@@ -33,7 +33,7 @@ function checkUrlPresence(input: ScrapeInput, allowUrl: boolean): string | null 
 }
 
 /** Validates the structured parameters that belong to other modules; returns their normalised forms. */
-function checkStructuredParameters(input: ScrapeInput): { actions: Actions | null; network_capture: ScrapeInput['network_capture'] } {
+function checkStructuredParameters(input: ScrapeInput): { actions: Actions | null; network_capture: NetworkCapture | null } {
   if (input.extract !== null && input.extract !== undefined) validateExtractRules(input.extract);
   let actions: Actions | null = null;
   if (input.actions !== null && input.actions !== undefined) {
@@ -41,9 +41,9 @@ function checkStructuredParameters(input: ScrapeInput): { actions: Actions | nul
     if (!parsed.success) throw invalidParameter(parsed.error, ['actions']);
     actions = parsed.data;
   }
-  let networkCapture = input.network_capture;
-  if (networkCapture !== null && networkCapture !== undefined) {
-    const parsed = NetworkCaptureSchema.safeParse(networkCapture);
+  let networkCapture: NetworkCapture | null = null;
+  if (input.network_capture !== null && input.network_capture !== undefined) {
+    const parsed = NetworkCaptureSchema.safeParse(input.network_capture);
     if (!parsed.success) throw invalidParameter(parsed.error, ['network_capture']);
     networkCapture = parsed.data;
   }

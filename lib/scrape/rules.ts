@@ -1,5 +1,6 @@
 import { RENDER_ENGINES } from '../protocol/engines.js';
 import type { Actions } from './actions-schema.js';
+import type { NetworkCapture } from './network-capture-schema.js';
 import type { ScrapeInput } from './fields.js';
 import { incompatible } from './issues.js';
 import { defaultScrapeParams } from './defaults.js';
@@ -100,7 +101,10 @@ export function checkFlagRules(input: ScrapeInput): void {
 }
 
 /** Input whose structured parameters were parsed by their own schemas (lib/scrape/params.ts). */
-export type CheckedInput = Omit<ScrapeInput, 'actions'> & { actions?: Actions | null };
+export type CheckedInput = Omit<ScrapeInput, 'actions' | 'network_capture'> & {
+  actions?: Actions | null;
+  network_capture?: NetworkCapture | null;
+};
 
 /** Checked, merged input -> the normalised parameters every later stage trusts. */
 export function normalise(input: CheckedInput, url: string): ScrapeParams {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { NetworkCaptureSchema } from '../../lib/scrape/network-capture-schema.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { processContent, type ContentInput } from '../../worker/content/pipeline.js';
 import { fixture, htmlInput } from './helpers.js';
@@ -17,7 +18,7 @@ function target(mediaType: string, body: { text: string } | { bodyBase64: string
 describe('network_capture', () => {
   it('alone forces the envelope and carries the captured traffic under network', () => {
     const input = htmlInput(fixture('article.html'), 'https://journal.example.com/a', {
-      network_capture: { url_pattern: '/api/' },
+      network_capture: NetworkCaptureSchema.parse({ url_pattern: '/api/' }),
     });
     input.extras = { network: [{ url: 'https://journal.example.com/api/tides', status: 200 }] };
     const out = processContent(input);

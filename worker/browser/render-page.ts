@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
-import { NetworkCaptureSchema, type NetworkCapture, type NetworkEntry } from '../../lib/scrape/network-capture-schema.js';
+import type { NetworkCapture, NetworkEntry } from '../../lib/scrape/network-capture-schema.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { SessionState } from '../../lib/protocol/index.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
@@ -47,17 +47,10 @@ export class BrowserBroken extends Error {
   }
 }
 
-function parseCapture(raw: Record<string, unknown> | null): NetworkCapture | null {
-  if (raw === null) return null;
-  const parsed = NetworkCaptureSchema.safeParse(raw);
-  if (!parsed.success) throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `network_capture: ${parsed.error.issues[0]?.message}`);
-  return parsed.data;
-}
-
 /** One render in a fresh context: navigate, wait, act, capture. The context is always closed. */
 export async function renderPage(request: RenderRequest): Promise<RenderedPage> {
   const { params, lease, clock } = request;
-  const capture = parseCapture(params.network_capture);
+  const capture = params.network_capture;
   const remaining = (): number => request.deadline - Date.now();
   const context = await request.browser.newContext({
     proxy: { server: lease.server, username: lease.username, password: lease.password },
