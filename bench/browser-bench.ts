@@ -142,7 +142,7 @@ async function rawRenderer(binary: string, url: string): Promise<{ render: () =>
 }
 
 /** An embedded service running only `engine`, so the browsers measured are that engine's alone. */
-async function apiRenderer(engine: 'obscura' | 'chromium', url: string) {
+async function apiRenderer(engine: 'obscura' | 'chromium', url: string, format: 'html' | 'markdown') {
   const service = await startEmbedded({ engines: [engine], env: { WORKER_CAPACITY: String(CONCURRENCY) } });
   await service.db.query('UPDATE organizations SET rate_limit_per_second = 100000, concurrency_limit = 1000, monthly_credits_micro = 1e15');
   return {
@@ -150,7 +150,7 @@ async function apiRenderer(engine: 'obscura' | 'chromium', url: string) {
       const response = await fetch(`${service.url}/v1/scrape`, {
         method: 'POST',
         headers: { authorization: `Bearer ${service.secret}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ url, engine, wait_for: '#title', cache: false }),
+        body: JSON.stringify({ url, engine, wait_for: '#title', cache: false, response_format: format }),
       });
       if (response.status !== 200) throw new Error(`scrape answered ${response.status}: ${await response.text()}`);
       await response.arrayBuffer();
@@ -209,12 +209,15 @@ async function main(): Promise<void> {
       rows.push({ ...(await measure(`${engineName} engine`, () => engine.fetch(scrapeJob(engineName, url), { workerId: 'bench', signal }).then(() => undefined))), vsRaw: rawRow });
       await engine.stop();
 
-      const api = await apiRenderer(engineName, url);
-      try {
-        rows.push({ ...(await measure(`${engineName} through /v1/scrape`, api.render)), vsRaw: rawRow });
-        if (LONG > 0 && engineName === 'obscura') longRows.push(await longRun(`${engineName} through /v1/scrape`, api.render));
-      } finally {
-        await api.close();
+      // html is the work raw playwright does (the rendered document); markdown adds main-content extraction.
+      for (const format of ['html', 'markdown'] as const) {
+        const api = await apiRenderer(engineName, url, format);
+        try {
+          rows.push({ ...(await measure(`${engineName} through /v1/scrape, ${format}`, api.render)), vsRaw: rawRow });
+          if (LONG > 0 && engineName === 'obscura' && format === 'html') longRows.push(await longRun(`${engineName} through /v1/scrape`, api.render));
+        } finally {
+          await api.close();
+        }
       }
     }
   } finally {
