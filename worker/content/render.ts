@@ -11,13 +11,15 @@ import { runExtraction } from './extract.js';
 import { CONTENT_LIMITS } from './limits.js';
 import { collectLinks } from './links.js';
 import { toMarkdown } from './markdown.js';
-import { readMetadata, type PageMetadata } from './metadata/index.js';
+import { emptyMetadata, readMetadata, type PageMetadata } from './metadata/index.js';
 import { toText } from './text.js';
 
 export type DocumentFormat = 'html' | 'markdown' | 'text';
 
 export interface AnalysisRequest {
   format: DocumentFormat | null;
+  /** Read the page's metadata (the envelope carries it; a bare document does not). */
+  metadata: boolean;
   links: boolean;
   autoparse: boolean;
   extract: ExtractRules | null;
@@ -103,7 +105,7 @@ export function analysePage(page: { finalUrl: string; text: string; mediaType: s
   const extractResult = request.extract ? runExtraction($, request.extract) : null;
   const analysis: Analysis = {
     content: null,
-    metadata: readMetadata($, baseUrl),
+    metadata: request.metadata ? readMetadata($, baseUrl) : emptyMetadata(),
     links: request.links ? collectLinks($, baseUrl) : null,
     autoparse: request.autoparse ? runAutoparse($) : null,
     extracted: extractResult?.data ?? null,
@@ -129,6 +131,6 @@ export function renderDocument(
     checkTagSelectors(params);
     return { content: page.text, warnings: [] };
   }
-  const analysis = analysePage(page, params, { format, links: false, autoparse: false, extract: null });
+  const analysis = analysePage(page, params, { format, metadata: false, links: false, autoparse: false, extract: null });
   return { content: analysis.content ?? '', warnings: analysis.warnings };
 }

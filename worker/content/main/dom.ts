@@ -1,9 +1,55 @@
+import type { AnyNode } from 'domhandler';
 import { parseHTML } from 'linkedom';
 
-/** Builds a standard DOM (linkedom) of a page from its head and body markup. */
-export function parsePage(headHtml: string, bodyHtml: string): Document {
-  const { document } = parseHTML(`<!DOCTYPE html><html><head>${headHtml}</head><body>${bodyHtml}</body></html>`);
-  return document as unknown as Document;
+/** Elements whose text a serialiser writes as it is (dom-serializer's list). */
+const RAW_TEXT = new Set(['style', 'script', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext', 'noscript']);
+
+/**
+ * Text in the shape linkedom parses it from serialised markup, which Readability was tuned on: each
+ * character a serialiser escapes (& < > and the no-break space) is a text node of its own. Where it
+ * is not, Readability trims and keeps other whitespace and boilerplate lines.
+ */
+function appendText(document: Document, parent: Node, text: string, raw: boolean): void {
+  if (text === '') return;
+  if (raw) return void parent.appendChild(document.createTextNode(text));
+  for (const piece of text.split(/([&<>\u00a0])/)) if (piece !== '') parent.appendChild(document.createTextNode(piece));
+}
+
+/** Copies parsed (htmlparser2) nodes under `parent`, as linkedom would parse them from their markup. */
+function copyNodes(document: Document, parent: Node, nodes: AnyNode[], raw = false): void {
+  let text = '';
+  for (const node of nodes) {
+    if (node.type === 'text') {
+      text += node.data;
+      continue;
+    }
+    if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') continue;
+    appendText(document, parent, text, raw);
+    text = '';
+    const element = parent.appendChild(document.createElement(node.name));
+    // linkedom puts a set attribute first: set in reverse, they keep the page's order.
+    const names = Object.keys(node.attribs);
+    for (let i = names.length - 1; i >= 0; i -= 1) element.setAttribute(names[i], node.attribs[names[i]]);
+    copyNodes(document, element, node.children, RAW_TEXT.has(node.name));
+  }
+  appendText(document, parent, text, raw);
+}
+
+/**
+ * A standard DOM (linkedom) of a page built straight from its parsed head and body nodes: the
+ * page is not serialised and parsed a second time. Depth is bounded by the caller.
+ */
+export function buildPage(head: AnyNode[], body: AnyNode[]): Document {
+  const document = parseHTML('<!DOCTYPE html><html><head></head><body></body></html>').document as unknown as Document;
+  copyNodes(document, document.head, head);
+  refillBody(document, body);
+  return document;
+}
+
+/** Replaces the children of the document's body by copies of `body`. */
+export function refillBody(document: Document, body: AnyNode[]): void {
+  document.body.replaceChildren();
+  copyNodes(document, document.body, body);
 }
 
 /** Whitespace-collapsed text length of an element. */

@@ -1,9 +1,8 @@
-import render from 'dom-serializer';
 import type { AnyNode, ParentNode } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { flatText } from '../document.js';
 import { readabilityArticle } from './article.js';
-import { parsePage } from './dom.js';
+import { buildPage, refillBody } from './dom.js';
 import { proseBlocks } from './fallback.js';
 import { cleanArticle } from './postclean.js';
 import { dropNoiseParagraphs } from './refine.js';
@@ -66,15 +65,16 @@ function withHeadline(article: Element, title: string): AnyNode[] {
  * The page's main content. `body` (parsed by htmlparser2) is first stripped of furniture; Mozilla
  * Readability then scores what is left and its pick loses its link lists and gets its headline
  * back. When it picks too little or nothing, the prose blocks of the page are taken instead; when
- * there are none, the cleaned page. `headHtml` gives Readability the title.
+ * there are none, the cleaned page. `head` (title and meta tags) gives Readability the title.
  */
-export function selectMainContent(body: ParentNode, headHtml: string, headline: (title: string) => string): MainContent {
+export function selectMainContent(body: ParentNode, head: AnyNode[], headline: (title: string) => string): MainContent {
   const shape = removeFurniture(body);
   if (shape.elements > READABILITY_BOUNDS.elements || shape.depth > READABILITY_BOUNDS.depth) {
     return { nodes: [...body.children], source: 'page' };
   }
   const pageChars = chars(body.children);
-  const article = readabilityArticle(parsePage(headHtml, render(body.children, { encodeEntities: 'utf8' })));
+  const page = buildPage(head, body.children);
+  const article = readabilityArticle(page, () => refillBody(page, body.children));
   let articleChars = 0;
   if (article) {
     cleanArticle(article.content);
