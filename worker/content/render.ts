@@ -13,6 +13,7 @@ import { collectLinks } from './links.js';
 import { toMarkdown } from './markdown.js';
 import { emptyMetadata, readMetadata, type PageMetadata } from './metadata/index.js';
 import { toText } from './text.js';
+import { findElements } from './walk.js';
 
 export type DocumentFormat = 'html' | 'markdown' | 'text';
 
@@ -76,7 +77,7 @@ function firstRow(table: Element): Element | undefined {
 
 /** A table whose first row has no `th` gets that row promoted to a header, so GFM can render it. */
 function promoteTableHeaders($: CheerioAPI): void {
-  $('table').each((_, table) => {
+  findElements($.root()[0], (element) => element.name === 'table').forEach((table) => {
     const row = firstRow(table);
     if (!row || row.children.some((cell) => cell.type === 'tag' && cell.name === 'th')) return;
     for (const cell of row.children) if (cell.type === 'tag' && cell.name === 'td') cell.name = 'th';

@@ -52,6 +52,35 @@ export function refillBody(document: Document, body: AnyNode[]): void {
   copyNodes(document, document.body, body);
 }
 
+/**
+ * Elements under `root` whose name is in `names` (lower case), in document order: what
+ * querySelectorAll of those names gives, by a walk instead of linkedom's selector engine (which
+ * compiles the selector on every call). Names compare in lower case, as a selector's do (Readability
+ * creates its elements as "DIV" and "P").
+ */
+export function descendantsNamed(root: Element, names: ReadonlySet<string>, first = false): Element[] {
+  const found: Element[] = [];
+  const visit = (parent: Element): boolean => {
+    for (let child = parent.firstElementChild; child; child = child.nextElementSibling) {
+      if (names.has(child.localName.toLowerCase())) {
+        found.push(child);
+        if (first) return true;
+      }
+      if (visit(child)) return true;
+    }
+    return false;
+  };
+  visit(root);
+  return found;
+}
+
+/** querySelector of those names: whether `root` holds one of them. */
+export function holdsNamed(root: Element, names: ReadonlySet<string>): boolean {
+  return descendantsNamed(root, names, true).length > 0;
+}
+
+const LINK = new Set(['a']);
+
 /** Whitespace-collapsed text length of an element. */
 export function textLength(node: Node): number {
   return (node.textContent ?? '').replace(/\s+/g, ' ').trim().length;
@@ -62,7 +91,7 @@ export function linkDensity(element: Element): number {
   const total = textLength(element);
   if (total === 0) return 0;
   let linked = 0;
-  for (const link of Array.from(element.querySelectorAll('a'))) linked += textLength(link);
+  for (const link of descendantsNamed(element, LINK)) linked += textLength(link);
   return Math.min(1, linked / total);
 }
 

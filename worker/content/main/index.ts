@@ -48,10 +48,10 @@ function articleHeadline(title: string, headline: (title: string) => string): st
   return chosen === title ? withoutSiteName(title) : chosen;
 }
 
-/** Readability keeps the headline out of its content; the headline belongs to the article. */
-function withHeadline(article: Element, title: string): AnyNode[] {
+/** Readability keeps the headline out of its content; the headline belongs to the article (`text`: its normalised text). */
+function withHeadline(article: Element, text: string, title: string): AnyNode[] {
   const headline = normalised(title);
-  const opening = normalised(article.textContent ?? '').slice(0, 400);
+  const opening = text.slice(0, 400);
   let html = article.outerHTML;
   if (headline !== '' && !opening.includes(headline)) {
     const h1 = article.ownerDocument.createElement('h1');
@@ -72,20 +72,19 @@ export function selectMainContent(body: ParentNode, head: AnyNode[], headline: (
   if (shape.elements > READABILITY_BOUNDS.elements || shape.depth > READABILITY_BOUNDS.depth) {
     return { nodes: [...body.children], source: 'page' };
   }
-  const pageChars = chars(body.children);
   const page = buildPage(head, body.children);
   const article = readabilityArticle(page, () => refillBody(page, body.children));
-  let articleChars = 0;
+  let articleText = '';
   if (article) {
     cleanArticle(article.content);
-    articleChars = normalised(article.content.textContent ?? '').length;
-    if (articleChars >= MIN_ARTICLE_CHARS || articleChars >= pageChars / 3) {
-      const nodes = withHeadline(article.content, articleHeadline(article.title, headline));
+    articleText = normalised(article.content.textContent ?? '');
+    if (articleText.length >= MIN_ARTICLE_CHARS || articleText.length >= chars(body.children) / 3) {
+      const nodes = withHeadline(article.content, articleText, articleHeadline(article.title, headline));
       return { nodes: dropNoiseParagraphs(nodes), source: 'article' };
     }
   }
   const prose = proseBlocks(body);
-  if (chars(prose) > articleChars) return { nodes: prose, source: 'baseline' };
-  if (article && articleChars > 0) return { nodes: withHeadline(article.content, articleHeadline(article.title, headline)), source: 'article' };
+  if (chars(prose) > articleText.length) return { nodes: prose, source: 'baseline' };
+  if (article && articleText.length > 0) return { nodes: withHeadline(article.content, articleText, articleHeadline(article.title, headline)), source: 'article' };
   return { nodes: [...body.children], source: 'page' };
 }
