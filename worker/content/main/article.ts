@@ -25,12 +25,13 @@ interface ReadabilityInternals {
   REGEXPS: { byline: RegExp };
   _isProbablyVisible(node: Element): boolean;
   _isValidByline(node: Element, matchString: string): boolean;
+  _getAllNodesWithTag(node: ParentNode, tagNames: string[]): ArrayLike<Element>;
   _unwrapNoscriptImages(document: Document): void;
   _removeScripts(document: Document): void;
   _prepDocument(): void;
 }
 
-const INTERNALS = ['_isProbablyVisible', '_isValidByline', '_unwrapNoscriptImages', '_removeScripts', '_prepDocument'] as const;
+const INTERNALS = ['_isProbablyVisible', '_isValidByline', '_getAllNodesWithTag', '_unwrapNoscriptImages', '_removeScripts', '_prepDocument'] as const;
 
 /** Another version of Readability may lack them: then it runs as it comes, only slower. */
 function hasInternals(reader: object): reader is ReadabilityInternals {
@@ -39,12 +40,36 @@ function hasInternals(reader: object): reader is ReadabilityInternals {
 }
 
 /**
+ * Elements under `root` named one of `names` in document order, as linkedom's querySelectorAll of
+ * those names gives them (names in any case; a template's content is not searched), by a walk:
+ * linkedom compiles the selector again on each of Readability's many calls.
+ */
+function elementsWithTag(root: ParentNode, names: string[]): ArrayLike<Element> {
+  // One name: linkedom's own walk, which in an HTML document matches names in upper case whatever
+  // case they were made in. (It would search a template's content: the pre-cleaned page has none.)
+  if (names.length === 1) return (root as Element).getElementsByTagName(names[0].toUpperCase());
+  const wanted = new Set(names.map((name) => name.toLowerCase()));
+  const found: Element[] = [];
+  const visit = (parent: ParentNode): void => {
+    for (let child = parent.firstElementChild; child; child = child.nextElementSibling) {
+      const name = child.localName.toLowerCase();
+      if (wanted.has(name)) found.push(child);
+      if (name !== 'template') visit(child);
+    }
+  };
+  visit(root);
+  return found;
+}
+
+/**
  * Readability runs two checks on every element of the page. On linkedom, reading `style` builds a
  * CSS declaration object per element, and the byline check reads the text under every element
  * before looking whether it could be a byline at all: together a tenth of the scoring's time.
  * These give the same answers from the attributes, and read the text only of byline candidates.
+ * Its element lists by tag name come from a walk (elementsWithTag).
  */
 function cheapChecks(reader: ReadabilityInternals): void {
+  reader._getAllNodesWithTag = elementsWithTag;
   reader._isProbablyVisible = (node) => {
     const style = node.getAttribute('style');
     if (style !== null && (declared(style, 'display') === 'none' || declared(style, 'visibility') === 'hidden')) return false;

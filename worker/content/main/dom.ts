@@ -1,6 +1,8 @@
 import type { AnyNode } from 'domhandler';
 import { parseHTML } from 'linkedom';
 
+const ESCAPED = /[&<>\u00a0]/;
+
 /** Elements whose text a serialiser writes as it is (dom-serializer's list). */
 const RAW_TEXT = new Set(['style', 'script', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext', 'noscript']);
 
@@ -11,7 +13,7 @@ const RAW_TEXT = new Set(['style', 'script', 'xmp', 'iframe', 'noembed', 'nofram
  */
 function appendText(document: Document, parent: Node, text: string, raw: boolean): void {
   if (text === '') return;
-  if (raw) return void parent.appendChild(document.createTextNode(text));
+  if (raw || !ESCAPED.test(text)) return void parent.appendChild(document.createTextNode(text));
   for (const piece of text.split(/([&<>\u00a0])/)) if (piece !== '') parent.appendChild(document.createTextNode(piece));
 }
 
