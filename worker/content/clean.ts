@@ -1,6 +1,7 @@
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import type { AnyNode, Element, ParentNode } from 'domhandler';
 import { flatText } from './document.js';
+import type { AttributeSet } from './main/dom.js';
 import { selectMainContent } from './main/index.js';
 import { findElements, removeElements } from './walk.js';
 
@@ -67,10 +68,10 @@ function headlineOf($: CheerioAPI): (title: string) => string {
  * main_content_only: the article (or, on other pages, the prose) chosen by ./main/, in place of the
  * body. docs/content.md says how it is chosen.
  */
-export function keepMainContent($: CheerioAPI): void {
+export function keepMainContent($: CheerioAPI, attributes: AttributeSet): void {
   const body = contentRoot($);
   const headline = headlineOf($);
-  const { nodes } = selectMainContent(body[0] as ParentNode, headEssentials($), headline);
+  const { nodes } = selectMainContent(body[0] as ParentNode, headEssentials($), headline, attributes);
   body.empty();
   body.append(nodes);
 }

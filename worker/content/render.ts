@@ -60,7 +60,7 @@ function checkTagSelectors(params: ScrapeParams): void {
 function selectContent($: CheerioAPI, params: ScrapeParams, format: DocumentFormat): void {
   if (params.include_tags.length > 0) keepOnly($, params.include_tags);
   removeMatching($, params.exclude_tags);
-  if (mainContentOnly(params, format)) keepMainContent($);
+  if (mainContentOnly(params, format)) keepMainContent($, format === 'html' ? 'all' : 'read');
 }
 
 function firstRow(table: Element): Element | undefined {

@@ -17,8 +17,22 @@ function appendText(document: Document, parent: Node, text: string, raw: boolean
   for (const piece of text.split(/([&<>\u00a0])/)) if (piece !== '') parent.appendChild(document.createTextNode(piece));
 }
 
+/**
+ * The attributes Readability, the article's clean-up and the markdown and text writers read; on
+ * the elements in ALL_ATTRIBUTES Readability reads every attribute (lazy images' URLs, videos).
+ */
+const READ_ATTRIBUTES = new Set([
+  'id', 'class', 'style', 'hidden', 'aria-hidden', 'aria-modal', 'role', 'rel', 'itemprop', 'lang', 'dir',
+  'href', 'title', 'src', 'srcset', 'data-src', 'poster', 'alt', 'width', 'height', 'colspan', 'rowspan', 'start',
+  'data-lang', 'data-language', 'summary', 'datatable', 'type', 'name', 'property', 'content',
+]);
+const ALL_ATTRIBUTES = new Set(['img', 'picture', 'figure', 'source', 'video', 'audio', 'object', 'embed', 'iframe']);
+
+/** Which attributes of a page a copy keeps: all (html output shows them) or the read ones. */
+export type AttributeSet = 'all' | 'read';
+
 /** Copies parsed (htmlparser2) nodes under `parent`, as linkedom would parse them from their markup. */
-function copyNodes(document: Document, parent: Node, nodes: AnyNode[], raw = false): void {
+function copyNodes(document: Document, parent: Node, nodes: AnyNode[], attributes: AttributeSet, raw = false): void {
   let text = '';
   for (const node of nodes) {
     if (node.type === 'text') {
@@ -30,9 +44,10 @@ function copyNodes(document: Document, parent: Node, nodes: AnyNode[], raw = fal
     text = '';
     const element = parent.appendChild(document.createElement(node.name));
     // linkedom puts a set attribute first: set in reverse, they keep the page's order.
-    const names = Object.keys(node.attribs);
+    const every = attributes === 'all' || ALL_ATTRIBUTES.has(node.name);
+    const names = Object.keys(node.attribs).filter((name) => every || READ_ATTRIBUTES.has(name));
     for (let i = names.length - 1; i >= 0; i -= 1) element.setAttribute(names[i], node.attribs[names[i]]);
-    copyNodes(document, element, node.children, RAW_TEXT.has(node.name));
+    copyNodes(document, element, node.children, attributes, RAW_TEXT.has(node.name));
   }
   appendText(document, parent, text, raw);
 }
@@ -41,17 +56,17 @@ function copyNodes(document: Document, parent: Node, nodes: AnyNode[], raw = fal
  * A standard DOM (linkedom) of a page built straight from its parsed head and body nodes: the
  * page is not serialised and parsed a second time. Depth is bounded by the caller.
  */
-export function buildPage(head: AnyNode[], body: AnyNode[]): Document {
+export function buildPage(head: AnyNode[], body: AnyNode[], attributes: AttributeSet): Document {
   const document = parseHTML('<!DOCTYPE html><html><head></head><body></body></html>').document as unknown as Document;
-  copyNodes(document, document.head, head);
-  refillBody(document, body);
+  copyNodes(document, document.head, head, 'all');
+  refillBody(document, body, attributes);
   return document;
 }
 
 /** Replaces the children of the document's body by copies of `body`. */
-export function refillBody(document: Document, body: AnyNode[]): void {
+export function refillBody(document: Document, body: AnyNode[], attributes: AttributeSet): void {
   document.body.replaceChildren();
-  copyNodes(document, document.body, body);
+  copyNodes(document, document.body, body, attributes);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { AnyNode, ParentNode } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { flatText } from '../document.js';
 import { readabilityArticle } from './article.js';
-import { buildPage, refillBody } from './dom.js';
+import { buildPage, refillBody, type AttributeSet } from './dom.js';
 import { proseBlocks } from './fallback.js';
 import { cleanArticle } from './postclean.js';
 import { dropNoiseParagraphs } from './refine.js';
@@ -66,14 +66,16 @@ function withHeadline(article: Element, text: string, title: string): AnyNode[] 
  * Readability then scores what is left and its pick loses its link lists and gets its headline
  * back. When it picks too little or nothing, the prose blocks of the page are taken instead; when
  * there are none, the cleaned page. `head` (title and meta tags) gives Readability the title.
+ * `attributes`: 'read' when the answer is markdown or text, whose writers read only some attributes
+ * (fewer attribute nodes to build), 'all' for html.
  */
-export function selectMainContent(body: ParentNode, head: AnyNode[], headline: (title: string) => string): MainContent {
+export function selectMainContent(body: ParentNode, head: AnyNode[], headline: (title: string) => string, attributes: AttributeSet): MainContent {
   const shape = removeFurniture(body);
   if (shape.elements > READABILITY_BOUNDS.elements || shape.depth > READABILITY_BOUNDS.depth) {
     return { nodes: [...body.children], source: 'page' };
   }
-  const page = buildPage(head, body.children);
-  const article = readabilityArticle(page, () => refillBody(page, body.children));
+  const page = buildPage(head, body.children, attributes);
+  const article = readabilityArticle(page, () => refillBody(page, body.children, attributes));
   let articleText = '';
   if (article) {
     cleanArticle(article.content);
