@@ -1,6 +1,9 @@
 import type { Cheerio, CheerioAPI } from 'cheerio';
-import type { AnyNode, ParentNode } from 'domhandler';
+import type { AnyNode, Element, ParentNode } from 'domhandler';
+import { flatText } from './document.js';
+import type { AttributeSet } from './main/dom.js';
 import { selectMainContent } from './main/index.js';
+import { findElements, removeElements } from './walk.js';
 
 /**
  * The outermost body, or the document root for fragments without one and for pages whose markup
@@ -8,12 +11,16 @@ import { selectMainContent } from './main/index.js';
  * page's text lies outside that body.
  */
 export function contentRoot($: CheerioAPI): Cheerio<AnyNode> {
-  const body: Cheerio<AnyNode> = $('body').filter((_, element) => $(element).parents('body').length === 0);
-  return body.length === 1 && body.closest('noscript, head').length === 0 ? body : $.root();
+  const bodies = findElements($.root()[0], (element) => element.name === 'body', (element) => element.name !== 'body');
+  if (bodies.length !== 1) return $.root();
+  for (let node = bodies[0].parent; node; node = node.parent) {
+    if (node.type === 'tag' && (node.name === 'noscript' || node.name === 'head')) return $.root();
+  }
+  return $(bodies[0]);
 }
 
 /** Never content in any textual output. */
-const NEVER_CONTENT = 'script, style, noscript, template, link, meta, base, object, embed, canvas, iframe, frame, frameset, dialog';
+const NEVER_CONTENT = new Set(['script', 'style', 'noscript', 'template', 'link', 'meta', 'base', 'object', 'embed', 'canvas', 'iframe', 'frame', 'frameset', 'dialog', 'svg']);
 
 /** Keep only the subtrees matching `selectors` (outermost matches, document order). */
 export function keepOnly($: CheerioAPI, selectors: string[]): void {
@@ -29,16 +36,16 @@ export function removeMatching($: CheerioAPI, selectors: string[]): void {
 }
 
 export function removeNeverContent($: CheerioAPI): void {
-  $(NEVER_CONTENT).remove();
-  $('svg').remove();
+  removeElements($.root()[0], (element) => NEVER_CONTENT.has(element.name));
 }
 
-/** What Readability needs of the head: the title, meta tags and JSON-LD (scripts and styles are dead weight). */
-function headEssentials($: CheerioAPI): string {
-  return $('head title, head meta, script[type="application/ld+json"]')
-    .toArray()
-    .map((element) => $.html(element))
-    .join('');
+/** What Readability needs of the head: the title and meta tags (it is told not to read JSON-LD). */
+function headEssentials($: CheerioAPI): AnyNode[] {
+  const inHead = (element: Element): boolean => {
+    for (let node = element.parent; node; node = node.parent) if (node.type === 'tag' && node.name === 'head') return true;
+    return false;
+  };
+  return findElements($.root()[0], (element) => (element.name === 'title' || element.name === 'meta') && inHead(element));
 }
 
 /**
@@ -46,7 +53,8 @@ function headEssentials($: CheerioAPI): string {
  * carry the site's name beside it), else that title.
  */
 function headlineOf($: CheerioAPI): (title: string) => string {
-  const h1 = $('h1').first().text().replace(/\s+/g, ' ').trim();
+  const [first] = findElements($.root()[0], (element) => element.name === 'h1', undefined, 1);
+  const h1 = (first ? flatText(first) : '').replace(/\s+/g, ' ').trim();
   const words = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   return (title) => {
     const titleWords = new Set(words(title));
@@ -60,10 +68,10 @@ function headlineOf($: CheerioAPI): (title: string) => string {
  * main_content_only: the article (or, on other pages, the prose) chosen by ./main/, in place of the
  * body. docs/content.md says how it is chosen.
  */
-export function keepMainContent($: CheerioAPI): void {
+export function keepMainContent($: CheerioAPI, attributes: AttributeSet): void {
   const body = contentRoot($);
   const headline = headlineOf($);
-  const { nodes } = selectMainContent(body[0] as ParentNode, headEssentials($), headline);
+  const { nodes } = selectMainContent(body[0] as ParentNode, headEssentials($), headline, attributes);
   body.empty();
   body.append(nodes);
 }

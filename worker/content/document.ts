@@ -2,6 +2,7 @@ import { load, type CheerioAPI } from 'cheerio';
 import { parseDocument } from 'htmlparser2';
 import { Text, type AnyNode, type Element, type ParentNode } from 'domhandler';
 import { CONTENT_LIMITS } from './limits.js';
+import { findElements } from './walk.js';
 
 export interface LoadedDocument {
   $: CheerioAPI;
@@ -46,8 +47,8 @@ function flattenDeepNesting(root: ParentNode): number {
   return flattened;
 }
 
-function resolveBase($: CheerioAPI, finalUrl: string): string {
-  const href = $('base[href]').first().attr('href');
+function resolveBase(base: Element | undefined, finalUrl: string): string {
+  const href = base?.attribs.href;
   if (!href) return finalUrl;
   try {
     return new URL(href.trim(), finalUrl).href;
@@ -67,13 +68,14 @@ export function absoluteUrl(value: string | undefined, baseUrl: string): string 
   }
 }
 
-const URL_ATTRIBUTES: Array<[string, string]> = [
-  ['a[href], area[href], link[href]', 'href'],
-  ['img[src], source[src], video[src], audio[src], iframe[src], embed[src], track[src]', 'src'],
-  ['video[poster]', 'poster'],
-  ['form[action]', 'action'],
-  ['blockquote[cite], q[cite], del[cite], ins[cite]', 'cite'],
-];
+/** The URL-bearing attributes of each element name. */
+const URL_ATTRIBUTES = new Map<string, string[]>([
+  ['a', ['href']], ['area', ['href']], ['link', ['href']],
+  ['img', ['src', 'srcset']], ['source', ['src', 'srcset']], ['video', ['src', 'poster']], ['audio', ['src']],
+  ['iframe', ['src']], ['embed', ['src']], ['track', ['src']],
+  ['form', ['action']],
+  ['blockquote', ['cite']], ['q', ['cite']], ['del', ['cite']], ['ins', ['cite']],
+]);
 
 function absolutiseSrcset(srcset: string, baseUrl: string): string {
   return srcset
@@ -87,20 +89,20 @@ function absolutiseSrcset(srcset: string, baseUrl: string): string {
 }
 
 /** Makes every URL-bearing attribute absolute, so each output format and extract rule sees the same URLs. */
-function absolutiseUrls($: CheerioAPI, baseUrl: string): void {
-  for (const [selector, attribute] of URL_ATTRIBUTES) {
-    $(selector).each((_, node) => {
-      if (node.type !== 'tag') return;
-      const element: Element = node;
+function absolutiseUrls(elements: Element[], baseUrl: string): void {
+  for (const element of elements) {
+    for (const attribute of URL_ATTRIBUTES.get(element.name) ?? []) {
       const value = element.attribs[attribute];
-      if (/^\s*(javascript|data|mailto|tel):/i.test(value) || /^\s*#/.test(value)) return;
+      if (value === undefined) continue;
+      if (attribute === 'srcset') {
+        element.attribs.srcset = absolutiseSrcset(value, baseUrl);
+        continue;
+      }
+      if (/^\s*(javascript|data|mailto|tel):/i.test(value) || /^\s*#/.test(value)) continue;
       const absolute = absoluteUrl(value, baseUrl);
       if (absolute) element.attribs[attribute] = absolute;
-    });
+    }
   }
-  $('img[srcset], source[srcset]').each((_, element) => {
-    if (element.type === 'tag') element.attribs.srcset = absolutiseSrcset(element.attribs.srcset, baseUrl);
-  });
 }
 
 /** A `<title>` closed beyond this many characters, or never, is taken as unclosed. */
@@ -131,8 +133,8 @@ export function loadDocument(html: string, finalUrl: string): LoadedDocument {
   const dom = parseDocument(closeRunawayTitle(source), { decodeEntities: true });
   const flattened = flattenDeepNesting(dom);
   if (flattened > 0) warnings.push(`CONTENT_FLATTENED: markup nested deeper than ${CONTENT_LIMITS.maxDepth} levels was reduced to text`);
-  const $ = load(dom);
-  const baseUrl = resolveBase($, finalUrl);
-  absolutiseUrls($, baseUrl);
-  return { $, baseUrl, warnings };
+  const elements = findElements(dom, (element) => URL_ATTRIBUTES.has(element.name) || (element.name === 'base' && element.attribs.href !== undefined));
+  const baseUrl = resolveBase(elements.find((element) => element.name === 'base'), finalUrl);
+  absolutiseUrls(elements, baseUrl);
+  return { $: load(dom), baseUrl, warnings };
 }

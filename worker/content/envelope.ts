@@ -38,6 +38,7 @@ export function buildEnvelope(input: ContentInput, asked: EnvelopeContent): Work
     page.text !== null
       ? analysePage({ finalUrl: page.finalUrl, text: page.text, mediaType: page.mediaType }, params, {
           format: asked.content === null && asked.format !== 'pdf' ? asked.format : null,
+          metadata: true,
           links: params.links,
           autoparse: params.autoparse,
           extract: params.extract === null ? null : validateExtractRules(params.extract),

@@ -11,13 +11,16 @@ import { runExtraction } from './extract.js';
 import { CONTENT_LIMITS } from './limits.js';
 import { collectLinks } from './links.js';
 import { toMarkdown } from './markdown.js';
-import { readMetadata, type PageMetadata } from './metadata/index.js';
+import { emptyMetadata, readMetadata, type PageMetadata } from './metadata/index.js';
 import { toText } from './text.js';
+import { findElements } from './walk.js';
 
 export type DocumentFormat = 'html' | 'markdown' | 'text';
 
 export interface AnalysisRequest {
   format: DocumentFormat | null;
+  /** Read the page's metadata (the envelope carries it; a bare document does not). */
+  metadata: boolean;
   links: boolean;
   autoparse: boolean;
   extract: ExtractRules | null;
@@ -57,7 +60,7 @@ function checkTagSelectors(params: ScrapeParams): void {
 function selectContent($: CheerioAPI, params: ScrapeParams, format: DocumentFormat): void {
   if (params.include_tags.length > 0) keepOnly($, params.include_tags);
   removeMatching($, params.exclude_tags);
-  if (mainContentOnly(params, format)) keepMainContent($);
+  if (mainContentOnly(params, format)) keepMainContent($, format === 'html' ? 'all' : 'read');
 }
 
 function firstRow(table: Element): Element | undefined {
@@ -74,7 +77,7 @@ function firstRow(table: Element): Element | undefined {
 
 /** A table whose first row has no `th` gets that row promoted to a header, so GFM can render it. */
 function promoteTableHeaders($: CheerioAPI): void {
-  $('table').each((_, table) => {
+  findElements($.root()[0], (element) => element.name === 'table').forEach((table) => {
     const row = firstRow(table);
     if (!row || row.children.some((cell) => cell.type === 'tag' && cell.name === 'th')) return;
     for (const cell of row.children) if (cell.type === 'tag' && cell.name === 'td') cell.name = 'th';
@@ -103,7 +106,7 @@ export function analysePage(page: { finalUrl: string; text: string; mediaType: s
   const extractResult = request.extract ? runExtraction($, request.extract) : null;
   const analysis: Analysis = {
     content: null,
-    metadata: readMetadata($, baseUrl),
+    metadata: request.metadata ? readMetadata($, baseUrl) : emptyMetadata(),
     links: request.links ? collectLinks($, baseUrl) : null,
     autoparse: request.autoparse ? runAutoparse($) : null,
     extracted: extractResult?.data ?? null,
@@ -129,6 +132,6 @@ export function renderDocument(
     checkTagSelectors(params);
     return { content: page.text, warnings: [] };
   }
-  const analysis = analysePage(page, params, { format, links: false, autoparse: false, extract: null });
+  const analysis = analysePage(page, params, { format, metadata: false, links: false, autoparse: false, extract: null });
   return { content: analysis.content ?? '', warnings: analysis.warnings };
 }

@@ -1,8 +1,13 @@
+import { descendantsNamed, holdsNamed } from './dom.js';
 import { TERMINATING_BLOCK } from './patterns.js';
 
 const BLOCK_TAGS = new Set(['p', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'blockquote', 'td', 'th', 'dd', 'dt', 'div', 'section', 'figcaption', 'table', 'ul', 'ol', 'dl', 'tr']);
 /** Code, tables, figures and the items of lists and tables are judged as a whole (postclean), never one by one. */
 const KEEP_TAGS = new Set(['pre', 'table', 'figure', 'img', 'li', 'td', 'th', 'dt', 'dd', 'tr']);
+
+const NESTED_BLOCKS = new Set(['p', 'div', 'li', 'td', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+const LINKS = new Set(['a']);
+const WHOLE_CONTENT = new Set(['img', 'pre', 'table']);
 
 /** Trimming that would keep less than this share of the words is not applied. */
 const MIN_KEPT_SHARE = 0.5;
@@ -23,12 +28,12 @@ function textBlocks(root: Element): Block[] {
   const blocks: Block[] = [];
   const visit = (element: Element): void => {
     const children = Array.from(element.children);
-    const nested = children.some((child) => BLOCK_TAGS.has(child.localName) || child.querySelector('p, div, li, td, h1, h2, h3, h4, h5, h6'));
+    const nested = children.some((child) => BLOCK_TAGS.has(child.localName) || holdsNamed(child, NESTED_BLOCKS));
     if (!nested && element !== root) {
       const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim();
       if (text === '') return;
       let linked = 0;
-      for (const link of Array.from(element.querySelectorAll('a'))) linked += (link.textContent ?? '').replace(/\s+/g, ' ').trim().length;
+      for (const link of descendantsNamed(element, LINKS)) linked += (link.textContent ?? '').replace(/\s+/g, ' ').trim().length;
       blocks.push({ element, text, words: wordCount(text), linkDensity: Math.min(1, linked / text.length) });
       return;
     }
@@ -57,7 +62,7 @@ function isBoilerplate(previous: Block | undefined, current: Block, next: Block 
 }
 
 function removable(block: Block): boolean {
-  return !KEEP_TAGS.has(block.element.localName) && !block.element.querySelector('img, pre, table') && !/^h\d$/.test(block.element.localName);
+  return !KEEP_TAGS.has(block.element.localName) && !holdsNamed(block.element, WHOLE_CONTENT) && !/^h\d$/.test(block.element.localName);
 }
 
 /**

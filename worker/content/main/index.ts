@@ -1,9 +1,8 @@
-import render from 'dom-serializer';
 import type { AnyNode, ParentNode } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { flatText } from '../document.js';
 import { readabilityArticle } from './article.js';
-import { parsePage } from './dom.js';
+import { buildPage, refillBody, type AttributeSet } from './dom.js';
 import { proseBlocks } from './fallback.js';
 import { cleanArticle } from './postclean.js';
 import { dropNoiseParagraphs } from './refine.js';
@@ -49,10 +48,10 @@ function articleHeadline(title: string, headline: (title: string) => string): st
   return chosen === title ? withoutSiteName(title) : chosen;
 }
 
-/** Readability keeps the headline out of its content; the headline belongs to the article. */
-function withHeadline(article: Element, title: string): AnyNode[] {
+/** Readability keeps the headline out of its content; the headline belongs to the article (`text`: its normalised text). */
+function withHeadline(article: Element, text: string, title: string): AnyNode[] {
   const headline = normalised(title);
-  const opening = normalised(article.textContent ?? '').slice(0, 400);
+  const opening = text.slice(0, 400);
   let html = article.outerHTML;
   if (headline !== '' && !opening.includes(headline)) {
     const h1 = article.ownerDocument.createElement('h1');
@@ -66,26 +65,28 @@ function withHeadline(article: Element, title: string): AnyNode[] {
  * The page's main content. `body` (parsed by htmlparser2) is first stripped of furniture; Mozilla
  * Readability then scores what is left and its pick loses its link lists and gets its headline
  * back. When it picks too little or nothing, the prose blocks of the page are taken instead; when
- * there are none, the cleaned page. `headHtml` gives Readability the title.
+ * there are none, the cleaned page. `head` (title and meta tags) gives Readability the title.
+ * `attributes`: 'read' when the answer is markdown or text, whose writers read only some attributes
+ * (fewer attribute nodes to build), 'all' for html.
  */
-export function selectMainContent(body: ParentNode, headHtml: string, headline: (title: string) => string): MainContent {
+export function selectMainContent(body: ParentNode, head: AnyNode[], headline: (title: string) => string, attributes: AttributeSet): MainContent {
   const shape = removeFurniture(body);
   if (shape.elements > READABILITY_BOUNDS.elements || shape.depth > READABILITY_BOUNDS.depth) {
     return { nodes: [...body.children], source: 'page' };
   }
-  const pageChars = chars(body.children);
-  const article = readabilityArticle(parsePage(headHtml, render(body.children, { encodeEntities: 'utf8' })));
-  let articleChars = 0;
+  const page = buildPage(head, body.children, attributes);
+  const article = readabilityArticle(page, () => refillBody(page, body.children, attributes));
+  let articleText = '';
   if (article) {
     cleanArticle(article.content);
-    articleChars = normalised(article.content.textContent ?? '').length;
-    if (articleChars >= MIN_ARTICLE_CHARS || articleChars >= pageChars / 3) {
-      const nodes = withHeadline(article.content, articleHeadline(article.title, headline));
+    articleText = normalised(article.content.textContent ?? '');
+    if (articleText.length >= MIN_ARTICLE_CHARS || articleText.length >= chars(body.children) / 3) {
+      const nodes = withHeadline(article.content, articleText, articleHeadline(article.title, headline));
       return { nodes: dropNoiseParagraphs(nodes), source: 'article' };
     }
   }
   const prose = proseBlocks(body);
-  if (chars(prose) > articleChars) return { nodes: prose, source: 'baseline' };
-  if (article && articleChars > 0) return { nodes: withHeadline(article.content, articleHeadline(article.title, headline)), source: 'article' };
+  if (chars(prose) > articleText.length) return { nodes: prose, source: 'baseline' };
+  if (article && articleText.length > 0) return { nodes: withHeadline(article.content, articleText, articleHeadline(article.title, headline)), source: 'article' };
   return { nodes: [...body.children], source: 'page' };
 }

@@ -1,8 +1,10 @@
-import { linkDensity, textLength } from './dom.js';
+import { descendantsNamed, linkDensity, textLength } from './dom.js';
 import { trimBlocks } from './blocks.js';
 import { FURNITURE_HEADING } from './patterns.js';
 
-const BLOCKS = 'ul, ol, dl, table, div, section, p, nav';
+const BLOCKS = new Set(['ul', 'ol', 'dl', 'table', 'div', 'section', 'p', 'nav']);
+const HEADINGS = new Set(['h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'b']);
+const IMAGES = new Set(['img']);
 
 /**
  * A block that is mostly links and little prose is a link list (related stories, tags, paging),
@@ -29,20 +31,21 @@ const ICON_SIZE = 100;
 function isDecorative(image: Element): boolean {
   const size = (name: string): number => Number.parseInt(image.getAttribute(name) ?? '', 10);
   if (size('width') < ICON_SIZE || size('height') < ICON_SIZE) return true;
-  return image.closest('a') !== null;
+  for (let node = image.parentElement; node; node = node.parentElement) if (node.localName.toLowerCase() === 'a') return true;
+  return false;
 }
 
 /** Removes link lists and announced boilerplate blocks left inside the chosen article. */
 export function cleanArticle(article: Element): void {
-  for (const element of Array.from(article.querySelectorAll(BLOCKS))) {
+  for (const element of descendantsNamed(article, BLOCKS)) {
     if (element.isConnected && isLinkList(element)) element.remove();
   }
-  for (const heading of Array.from(article.querySelectorAll('h2, h3, h4, h5, h6, strong, b'))) {
+  for (const heading of descendantsNamed(article, HEADINGS)) {
     if (!heading.isConnected || !isFurnitureHeading(heading)) continue;
     const next = heading.nextElementSibling;
     if (next && (next.localName === 'ul' || next.localName === 'ol') && linkDensity(next) > 0.3) next.remove();
     heading.remove();
   }
-  for (const image of Array.from(article.querySelectorAll('img'))) if (isDecorative(image)) image.remove();
+  for (const image of descendantsNamed(article, IMAGES)) if (isDecorative(image)) image.remove();
   trimBlocks(article);
 }

@@ -1,0 +1,44 @@
+import type { AnyNode, Element, ParentNode } from 'domhandler';
+
+export function isElement(node: AnyNode): node is Element {
+  return node.type === 'tag' || node.type === 'script' || node.type === 'style';
+}
+
+/**
+ * Elements under `root` for which `take` holds, in document order, found in one walk without
+ * recursion and without a selector engine; the walk does not enter an element `enter` refuses,
+ * and stops after `limit` finds.
+ */
+export function findElements(root: ParentNode, take: (element: Element) => boolean, enter: (element: Element) => boolean = () => true, limit = Infinity): Element[] {
+  const found: Element[] = [];
+  const stack: AnyNode[] = [...root.children].reverse();
+  while (stack.length > 0 && found.length < limit) {
+    const node = stack.pop() as AnyNode;
+    if (!isElement(node)) continue;
+    if (take(node)) found.push(node);
+    if (enter(node)) for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]);
+  }
+  return found;
+}
+
+/** Gives `parent` the children `kept` (a subset of its children, in order), with their sibling links. */
+export function setChildren(parent: ParentNode, kept: AnyNode[]): void {
+  for (const child of parent.children) child.parent = null;
+  parent.children = kept;
+  kept.forEach((child, index) => {
+    child.parent = parent;
+    child.prev = kept[index - 1] ?? null;
+    child.next = kept[index + 1] ?? null;
+  });
+}
+
+/** Removes every element matching `remove` under `root`, in one walk. */
+export function removeElements(root: ParentNode, remove: (element: Element) => boolean): void {
+  const stack: ParentNode[] = [root];
+  while (stack.length > 0) {
+    const parent = stack.pop() as ParentNode;
+    const kept = parent.children.filter((child) => !(isElement(child) && remove(child)));
+    if (kept.length !== parent.children.length) setChildren(parent, kept);
+    for (const child of kept) if (isElement(child)) stack.push(child);
+  }
+}
