@@ -1,4 +1,5 @@
 import type { Page, Response } from 'playwright-core';
+import type { PageDom } from './page-dom.js';
 
 export interface CapturedDocument {
   finalUrl: string;
@@ -17,16 +18,18 @@ export function mediaTypeOf(headers: Record<string, string>): string {
 }
 
 /**
- * The page as the caller gets it: the rendered DOM for HTML documents; for anything else
+ * The page as the caller gets it: the rendered DOM for HTML documents (read over CDP when the
+ * browser allows, see PageDom); for anything else
  * (JSON, plain text, images) the bytes the target sent, since Chromium's viewer wrapper is not the
  * target's content.
  */
-export async function captureDocument(page: Page, response: Response): Promise<CapturedDocument> {
+export async function captureDocument(page: Page, response: Response, dom: PageDom): Promise<CapturedDocument> {
   const headers = await response.allHeaders();
   const mediaType = mediaTypeOf(headers);
   const base = { finalUrl: page.url(), status: response.status(), headers, mediaType };
   if (HTML_TYPES.has(mediaType)) {
-    const html = await page.content();
+    // XHTML is serialised as XML by page.content(); the DOM domain's markup is for HTML documents.
+    const html = (mediaType === 'text/html' ? await dom.html() : null) ?? (await page.content());
     return { ...base, text: html, body: Buffer.from(html, 'utf8') };
   }
   const body = await response.body();

@@ -11,6 +11,7 @@ import { installContextGuard } from './context-guard.js';
 import { captureDocument, printPdf } from './document-capture.js';
 import { VIEWPORT_HEADFUL, VIEWPORT_HEADLESS } from './launch-args.js';
 import { NetworkRecorder } from './network-recorder.js';
+import { PageDom } from './page-dom.js';
 import { blockedClasses } from './resource-blocking.js';
 import { budgetTimeout, egressRefusal, isBrowserGone, navigationError, renderFailed } from './render-errors.js';
 import { takeScreenshot, type Screenshot } from './screenshots.js';
@@ -100,11 +101,14 @@ async function renderInContext(
   const response = await clock.run('navigate', () => navigate(page, params.url, lease, remaining));
   const upstreamMs = Date.now() - navStarted;
   await page.waitForLoadState('load', { timeout: Math.max(1, Math.min(LOAD_GRACE_MS, remaining())) }).catch(() => undefined);
+  const dom = new PageDom(page);
 
   if (params.wait_for) {
     const selector = params.wait_for;
     const asked = params.wait_for_timeout > 0 ? params.wait_for_timeout : WAIT_FOR_DEFAULT_MS;
     const found = await clock.run('wait_for', async () => {
+      // Already there (the common case once `load` fired): no need for Playwright's selector engine.
+      if ((await dom.has(selector)) === true) return true;
       const limit = Math.min(asked, remaining());
       const appeared = await page.waitForSelector(selector, { state: 'attached', timeout: Math.max(1, limit) }).then(
         () => true,
@@ -157,7 +161,7 @@ async function renderInContext(
     }
     pdf = await clock.run('pdf', () => printPdf(page));
   }
-  const document = await clock.run('capture', () => captureDocument(page, response));
+  const document = await clock.run('capture', () => captureDocument(page, response, dom));
   const network: NetworkEntry[] | undefined = recorder ? (await recorder.finish()).entries : undefined;
   const session = request.session ? await sessionStateAfter(context, request.session) : undefined;
   const blocked = detectChallenge({

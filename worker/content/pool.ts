@@ -44,7 +44,9 @@ export class ContentPool {
     this.pool = new Piscina<ContentInput, ContentTaskResult>({
       filename,
       execArgv,
-      minThreads: 1,
+      // All threads start (and load the pipeline) with the pool: a thread started under load
+      // competes with the renders it serves for the same cores, for about a second under tsx.
+      minThreads: threads,
       maxThreads: threads,
       idleTimeout: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb, stackSizeMb: 8 },
