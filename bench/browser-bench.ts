@@ -2,7 +2,8 @@
  * Render benchmark (not a test): on the same local JavaScript page, render latency (median, p95)
  * and pages per second for each browser engine against raw playwright-core on the same binary
  * (`newContext` + `goto` + `content`), resident memory per concurrent render, and memory over a long run
- * (obscura: raw playwright and through the API), each with its ratio to raw playwright from the same run.
+ * (obscura: raw playwright and through the API), each with its ratio to raw playwright from the same run,
+ * and CPU per render (bench process plus browsers), the figure least moved by other load on the machine.
  *
  *   npx tsx bench/browser-bench.ts [--renders 40] [--concurrency 2] [--long 1000] [--engines obscura,chromium]
  */
@@ -30,20 +31,39 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-/** pid, parent pid and process group of every process, from /proc (no child processes spawned). */
-function processTable(): Array<{ pid: number; ppid: number; pgrp: number }> {
-  const rows: Array<{ pid: number; ppid: number; pgrp: number }> = [];
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/** pid, parent pid, process group and CPU ticks (own and reaped children's) of every process, from /proc. */
+function processTable(): Array<{ pid: number; ppid: number; pgrp: number; ticks: number }> {
+  const rows: Array<{ pid: number; ppid: number; pgrp: number; ticks: number }> = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      rows.push({ pid: Number(entry), ppid: Number(fields[1]), pgrp: Number(fields[2]) });
+      const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      rows.push({ pid: Number(entry), ppid: Number(fields[1]), pgrp: Number(fields[2]), ticks });
     } catch {
       // exited meanwhile
     }
   }
   return rows;
+}
+
+/**
+ * CPU milliseconds used so far by this process (gateway, worker and their threads run in it) and by
+ * the browsers' process groups. On a shared machine wall-clock rates move with other load; CPU per
+ * render moves much less, so it is the steadier figure to compare (a renderer that exited and was
+ * not yet reaped is missed, a small undercount on both sides).
+ */
+function cpuMs(): number {
+  const table = processTable();
+  const leaders = new Set(table.filter((p) => p.ppid === process.pid).map((p) => p.pid));
+  let ticks = 0;
+  for (const p of table) if (leaders.has(p.pgrp)) ticks += p.ticks;
+  const own = process.cpuUsage();
+  return (ticks * 1000) / USER_HZ + (own.user + own.system) / 1000;
 }
 
 /**
@@ -72,6 +92,8 @@ interface Row {
   p95Ms: number;
   pagesPerSecond: number;
   rssPerRenderMiB: number;
+  /** CPU of the bench process and the browsers per render in the concurrent phase, ms. */
+  cpuPerRenderMs: number;
 }
 
 /** Sequential renders for latency, then CONCURRENCY at once for throughput and memory. */
@@ -87,6 +109,7 @@ async function measure(name: string, renderOnce: () => Promise<void>): Promise<R
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, browserPssMiB())), 100);
   let next = 0;
+  const cpuBefore = cpuMs();
   const began = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -97,6 +120,7 @@ async function measure(name: string, renderOnce: () => Promise<void>): Promise<R
     }),
   );
   const seconds = (performance.now() - began) / 1000;
+  const cpuPerRenderMs = (cpuMs() - cpuBefore) / RENDERS;
   clearInterval(sampler);
   return {
     name,
@@ -104,6 +128,7 @@ async function measure(name: string, renderOnce: () => Promise<void>): Promise<R
     p95Ms: percentile(latencies, 95),
     pagesPerSecond: RENDERS / seconds,
     rssPerRenderMiB: peakRss / CONCURRENCY,
+    cpuPerRenderMs,
   };
 }
 
@@ -235,6 +260,8 @@ async function main(): Promise<void> {
       'latency x raw (<= 1.1)': r.vsRaw ? (r.medianMs / r.vsRaw.medianMs).toFixed(2) : '',
       'pages/s x raw (>= 0.9)': r.vsRaw ? (r.pagesPerSecond / r.vsRaw.pagesPerSecond).toFixed(2) : '',
       'PSS x raw (<= 1.1)': r.vsRaw ? (r.rssPerRenderMiB / r.vsRaw.rssPerRenderMiB).toFixed(2) : '',
+      'CPU ms per render': r.cpuPerRenderMs.toFixed(0),
+      'CPU x raw': r.vsRaw ? (r.cpuPerRenderMs / r.vsRaw.cpuPerRenderMs).toFixed(2) : '',
     })),
   );
   if (longRows.length > 0) {

@@ -11,12 +11,19 @@ describe('obscura engine', { timeout: 30_000 }, () => {
     expect(page.status).toBe(200);
     expect(page.mediaType).toBe('text/html');
     expect(page.text).toContain('<h1 id="title">Rendered by JS</h1>');
+    expect(page.text).toMatch(/^<!DOCTYPE html><html>/i);
     expect(page.blocked).toBeNull();
     expect(page.warnings).toEqual([]);
   });
 
   it('waits for a selector that appears late', async () => {
     const page = await render({ url: `${fixture.site.origin}/delayed`, wait_for: '#late' });
+    expect(page.text).toContain('Late content');
+    expect(page.warnings).toEqual([]);
+  });
+
+  it('waits for a selector in Playwright syntax that appears late', async () => {
+    const page = await render({ url: `${fixture.site.origin}/delayed`, wait_for: 'text=Late content' });
     expect(page.text).toContain('Late content');
     expect(page.warnings).toEqual([]);
   });
