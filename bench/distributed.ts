@@ -12,13 +12,18 @@ import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../t
 export interface DistributedService {
   url: string;
   secret: string;
+  /** The gateway's and the worker's process ids (CPU accounting). */
+  pids: number[];
+  databaseUrl: string;
   stop(): Promise<void>;
 }
 
 const ENTRY = join(process.cwd(), 'bin/trawler.ts');
 
 function startProcess(args: string[], env: Record<string, string>): { child: ChildProcess; line: (match: RegExp) => Promise<string> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
+  // BENCH_CHILD_PROFILE_DIR: each process writes a CPU profile there when it exits (bench/fetch-cpu.ts).
+  const profile = process.env.BENCH_CHILD_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CHILD_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', ENTRY, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DASHBOARD_PORT: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -78,6 +83,8 @@ export async function startDistributed(): Promise<DistributedService | null> {
   return {
     url,
     secret,
+    pids: [gateway.child.pid!, worker.child.pid!],
+    databaseUrl: database.url,
     async stop() {
       for (const child of [worker.child, gateway.child]) {
         const exited = new Promise((resolve) => child.once('exit', resolve));

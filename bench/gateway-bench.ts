@@ -7,6 +7,7 @@
 import { startEmbedded } from '../test/support/embedded.js';
 import { startTargetSite } from '../test/support/target-site.js';
 import { startDistributed } from './distributed.js';
+import { fetchTierRequests } from './fetch-tier-requests.js';
 
 const SEQUENTIAL = Number(process.env.BENCH_REQUESTS ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -55,19 +56,7 @@ async function figures(run: () => Promise<void>): Promise<Figures> {
 
 /** Direct and through-API, warmed up alike, measured one after the other in this run. */
 async function compare(page: string, api: { url: string; secret: string }): Promise<{ direct: Figures; viaApi: Figures }> {
-  const direct = async () => {
-    const response = await fetch(page);
-    await response.arrayBuffer();
-  };
-  const viaApi = async () => {
-    const response = await fetch(`${api.url}/v1/scrape`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${api.secret}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: page, cache: false }),
-    });
-    if (response.status !== 200) throw new Error(`scrape answered ${response.status}: ${await response.text()}`);
-    await response.arrayBuffer();
-  };
+  const { direct, viaApi } = fetchTierRequests(page, api);
   await latencies(viaApi, 50);
   await latencies(direct, 50);
   return { direct: await figures(direct), viaApi: await figures(viaApi) };

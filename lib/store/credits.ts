@@ -73,6 +73,7 @@ async function holdIn(
      SELECT $6, organization_id, $7, $2, $3, $4, $8, now() + interval '${HOLD_LIFETIME_MINUTES} minutes'
        FROM held, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`,
     [account.organizationId, start, account.environment, amountMicro, account.monthlyCreditsMicro, id, account.projectId, requestId],
+    { name: 'credits_hold' },
   );
   return result.rowCount > 0;
 }
@@ -97,6 +98,7 @@ export async function settleReservation(
        FROM claimed c
       WHERE p.organization_id = c.organization_id AND p.period_start = c.period_start AND p.environment = c.environment`,
     [reservationId, chargedMicro, engine],
+    { name: 'credits_settle' },
   );
   return result.rowCount > 0;
 }

@@ -4,8 +4,16 @@ export interface QueryResult<T> {
   rowCount: number;
 }
 
+export interface QueryOptions {
+  /**
+   * A hot statement's name (unique per SQL text): the store parses and plans it once per connection
+   * and reuses the plan, instead of per call. Only a hint; a store may ignore it.
+   */
+  name?: string;
+}
+
 export interface Queryable {
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<T>>;
   /** Run a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import type { Db, Queryable, QueryResult } from './db.js';
+import type { Db, Queryable, QueryOptions, QueryResult } from './db.js';
 
 /**
  * A view of `db` that runs at most `permits` statements or transactions at once; the rest wait in
@@ -12,8 +12,8 @@ export function gatedDb(db: Db, permits: number): Db {
   const limit = pLimit(permits);
   return {
     kind: db.kind,
-    query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
-      return limit(() => db.query<T>(sql, params));
+    query<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<T>> {
+      return limit(() => db.query<T>(sql, params, options));
     },
     exec(sql: string): Promise<void> {
       return limit(() => db.exec(sql));

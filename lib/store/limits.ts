@@ -35,6 +35,7 @@ export async function takeToken(db: Queryable, keyId: string, rate: number, capa
        granted = ${level} >= 1
      RETURNING tokens, granted`,
     [keyId, capacity, rate, nowMs],
+    { name: 'limits_take_token' },
   );
   return result.rows[0];
 }
@@ -75,12 +76,13 @@ export async function claimSlot(db: Queryable, organizationId: string, limit: nu
             (SELECT slot FROM taken) AS slot,
             (SELECT count(*) FROM live)::int AS busy`,
     [organizationId, limit, holder, leaseMs],
+    { name: 'limits_claim_slot' },
   );
   return result.rows[0];
 }
 
 export async function releaseSlot(db: Queryable, holder: string): Promise<void> {
-  await db.query(`DELETE FROM concurrency_slots WHERE holder = $1 AND EXISTS (SELECT 1 FROM ${ASYNC_COMMIT})`, [holder]);
+  await db.query(`DELETE FROM concurrency_slots WHERE holder = $1 AND EXISTS (SELECT 1 FROM ${ASYNC_COMMIT})`, [holder], { name: 'limits_release_slot' });
 }
 
 /** Extends the leases of the given holders (the heartbeat of a gateway's running requests). */

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { ServiceError } from '../errors/index.js';
-import type { Db, QueryResult, Queryable } from './db.js';
+import type { Db, QueryOptions, QueryResult, Queryable } from './db.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -31,8 +31,9 @@ export class PgDb implements Db {
     this.pool.on('error', () => undefined);
   }
 
-  async query<T>(sql: string, params: unknown[] = []): Promise<QueryResult<T>> {
-    const result = await this.pool.query(sql, params).catch((error: unknown) => this.poolFailure(error));
+  async query<T>(sql: string, params: unknown[] = [], options: QueryOptions = {}): Promise<QueryResult<T>> {
+    // A named query is prepared once per connection by pg and then only bound and executed.
+    const result = await this.pool.query({ text: sql, values: params, name: options.name }).catch((error: unknown) => this.poolFailure(error));
     return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
   }
 
@@ -88,8 +89,8 @@ export class PgDb implements Db {
 
 function clientQueryable(client: pg.PoolClient): Queryable {
   return {
-    async query<T>(sql: string, params: unknown[] = []) {
-      const result = await client.query(sql, params);
+    async query<T>(sql: string, params: unknown[] = [], options: QueryOptions = {}) {
+      const result = await client.query({ text: sql, values: params, name: options.name });
       return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
     },
     async exec(sql: string) {

@@ -1,16 +1,20 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite, types } from '@electric-sql/pglite';
-import type { Db, QueryResult, Queryable } from './db.js';
+import type { Db, QueryOptions, QueryResult, Queryable } from './db.js';
+import { PglitePrepared } from './pglite-prepared.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 
 /** PostgreSQL compiled to WASM, in-process, persisted in a data directory (the embedded default). */
 export class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
+  private readonly prepared: PglitePrepared;
 
   private constructor(
     private readonly pg: PGlite,
     private readonly lock: DataDirLock | null,
-  ) {}
+  ) {
+    this.prepared = new PglitePrepared(pg);
+  }
 
   /** Opens (and locks) `dataDir`, or an in-memory store when null; throws StoreLockedError when in use. */
   static async open(dataDir: string | null): Promise<PgliteDb> {
@@ -30,8 +34,9 @@ export class PgliteDb implements Db {
     }
   }
 
-  async query<T>(sql: string, params: unknown[] = []): Promise<QueryResult<T>> {
-    const result = await this.pg.query<T>(sql, params);
+  async query<T>(sql: string, params: unknown[] = [], options: QueryOptions = {}): Promise<QueryResult<T>> {
+    // Named statements outside a transaction only: a transaction's statements keep the plain path.
+    const result = (options.name ? await this.prepared.run<T>(options.name, sql, params) : null) ?? (await this.pg.query<T>(sql, params));
     return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
   }
 

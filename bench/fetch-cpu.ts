@@ -1,0 +1,114 @@
+/**
+ * CPU per request of the fetch tier (issue 11 goal 1), which bounds throughput at concurrency on a
+ * loaded 2-core machine better than wall time does: the same local page fetched directly and through
+ * POST /v1/scrape, CPU summed over this process (and, distributed, the gateway and worker processes
+ * and the PostgreSQL backends serving the benchmark's database; NATS's server is not counted).
+ * BENCH_MODES=embedded|distributed, BENCH_REQUESTS (default 2000), BENCH_CONCURRENCY (default 8).
+ * BENCH_PROFILE=file.cpuprofile profiles this process's main thread over the measured API requests.
+ * Prints figures; not a test.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import pg from 'pg';
+import { startEmbedded } from '../test/support/embedded.js';
+import { startTargetSite } from '../test/support/target-site.js';
+import { startDistributed } from './distributed.js';
+import { fetchTierRequests } from './fetch-tier-requests.js';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const MODES = (process.env.BENCH_MODES ?? 'embedded').split(',');
+/** `api` alone when profiling the API side. */
+const SIDES = (process.env.BENCH_SIDES ?? 'direct,api').split(',');
+const TICKS_PER_SECOND = 100;
+
+/** CPU microseconds used so far by this process and the given child processes. */
+function cpuMicros(pids: number[]): number {
+  const own = process.cpuUsage();
+  let total = own.user + own.system;
+  for (const pid of pids) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // a backend that closed meanwhile
+    }
+    const fields = stat.split(') ')[1].split(' ');
+    total += ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND;
+  }
+  return total;
+}
+
+async function measure(name: string, run: () => Promise<void>, processes: () => Promise<number[]>): Promise<void> {
+  if (!SIDES.includes(name.startsWith('direct') ? 'direct' : 'api')) return;
+  let next = 0;
+  let until = 0;
+  const worker = async () => {
+    while (next < until) {
+      next += 1;
+      await run();
+    }
+  };
+  // Warmed up at the measured concurrency, so the pools have opened their connections.
+  until = 200;
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const pids = await processes();
+  until = REQUESTS;
+  const profiler = process.env.BENCH_PROFILE && name.startsWith('through') ? new Session() : null;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
+  const cpuStart = cpuMicros(pids);
+  const start = performance.now();
+  next = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const wall = performance.now() - start;
+  const cpu = (cpuMicros(pids) - cpuStart) / REQUESTS;
+  if (profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync(process.env.BENCH_PROFILE!, JSON.stringify(profile));
+    profiler.disconnect();
+  }
+  console.log(`  ${name.padEnd(20)} ${(cpu / 1000).toFixed(3)} ms CPU per request, ${((REQUESTS / wall) * 1000).toFixed(0)} req/s at c=${CONCURRENCY}`);
+}
+
+/** The PostgreSQL backends connected to the benchmark's database (after warm-up, the pools are full). */
+async function backendPids(databaseUrl: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const result = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    return result.rows.map((row) => row.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const site = await startTargetSite();
+  const page = `${site.origin}/static/article.html`;
+  if (MODES.includes('embedded')) {
+    const service = await startEmbedded({ engines: ['fetch'] });
+    await service.db.query('UPDATE organizations SET rate_limit_per_second = 1000000, concurrency_limit = 10000');
+    const { direct, viaApi } = fetchTierRequests(page, service);
+    console.log('embedded:');
+    await measure('direct to the page', direct, async () => []);
+    await measure('through /v1/scrape', viaApi, async () => []);
+    await service.stop();
+  }
+  if (MODES.includes('distributed')) {
+    const service = await startDistributed();
+    if (service) {
+      const { direct, viaApi } = fetchTierRequests(page, service);
+      console.log('distributed (this process + gateway + worker + PostgreSQL backends):');
+      await measure('direct to the page', direct, async () => service.pids);
+      await measure('through /v1/scrape', viaApi, async () => [...service.pids, ...(await backendPids(service.databaseUrl))]);
+      await service.stop();
+    }
+  }
+  await site.close();
+}
+
+await main();
