@@ -44,63 +44,6 @@ export async function claimItems(tx: Queryable, options: ClaimOptions): Promise<
 }
 
 async function claimFromJob(tx: Queryable, job: JobRow, room: number, options: ClaimOptions): Promise<ClaimedItem[]> {
-  const claimed = await claimWithinBudget(tx, job, room, options);
-  if (claimed === null) return claimItemByItem(tx, job, room, options);
-  if (claimed.length > 0 && job.status === 'queued') await markJobRunning(tx, job.id);
-  return claimed;
-}
-
-type ClaimedRow = { seq: number; url: string; overrides: Record<string, unknown>; attempts: number; reservation_id: string | null; request_id: string };
-
-/**
- * The common case in one statement: the job's next free slots (its `concurrency` less its running
- * items, at most `room`) taken in seq order, when their holds all fit under the credit budget (or there
- * is none). Null when some would not fit: then `claimItemByItem` decides item by item which wait and
- * which are skipped. The caller holds the job row, so the counts cannot move underneath.
- */
-async function claimWithinBudget(tx: Queryable, job: JobRow, room: number, options: ClaimOptions): Promise<ClaimedItem[] | null> {
-  const requestIds = Array.from({ length: Math.min(room, job.concurrency) }, () => newId());
-  const result = await tx.query<ClaimedRow & { fits: boolean }>(
-    `WITH load AS (
-       SELECT count(*) FILTER (WHERE status = 'running') AS running,
-              COALESCE(sum(hold_micro) FILTER (WHERE status = 'running'), 0) + COALESCE(sum(credits_micro), 0) AS committed
-         FROM batch_items WHERE job_id = $1),
-     next AS (
-       SELECT seq, hold_micro FROM batch_items WHERE job_id = $1 AND status = 'queued' ORDER BY seq
-        LIMIT greatest(0, least($4::bigint, $5::bigint - (SELECT running FROM load)))),
-     fits AS (
-       SELECT $6::bigint IS NULL OR (SELECT committed FROM load) + (SELECT COALESCE(sum(hold_micro), 0) FROM next) <= $6::bigint AS ok),
-     picked AS (
-       SELECT seq, row_number() OVER (ORDER BY seq)::int AS n FROM next WHERE (SELECT ok FROM fits)),
-     claimed AS (
-       UPDATE batch_items b SET status = 'running', attempts = b.attempts + 1, lease_owner = $2, request_id = ($7::text[])[picked.n],
-              lease_expires_at = now() + ($3::bigint * interval '1 millisecond'), started_at = now()
-         FROM picked WHERE b.job_id = $1 AND b.seq = picked.seq AND b.status = 'queued'
-       RETURNING b.seq, b.url, b.overrides, b.attempts, b.reservation_id, b.request_id)
-     SELECT fits.ok AS fits, claimed.* FROM fits LEFT JOIN claimed ON true`,
-    [job.id, options.owner, options.leaseMs, room, job.concurrency, job.credit_budget_micro, requestIds],
-  );
-  if (!result.rows[0]?.fits) return null;
-  return result.rows
-    .filter((row) => row.seq !== null)
-    .map((row) => ({
-      job,
-      seq: Number(row.seq),
-      url: row.url,
-      overrides: row.overrides,
-      attempts: Number(row.attempts),
-      reservationId: row.reservation_id,
-      requestId: row.request_id,
-    }))
-    .sort((a, b) => a.seq - b.seq);
-}
-
-async function markJobRunning(tx: Queryable, jobId: string): Promise<void> {
-  await tx.query(`UPDATE batch_jobs SET status = 'running', started_at = COALESCE(started_at, now()) WHERE id = $1`, [jobId]);
-}
-
-/** The budget's slow path: item by item, an item whose hold could pass the budget waits or is skipped. */
-async function claimItemByItem(tx: Queryable, job: JobRow, room: number, options: ClaimOptions): Promise<ClaimedItem[]> {
   const load = await tx.query<{ running: number; running_hold: number; charged: number }>(
     `SELECT count(*) FILTER (WHERE status = 'running')::bigint AS running,
             COALESCE(sum(hold_micro) FILTER (WHERE status = 'running'), 0)::bigint AS running_hold,
@@ -156,7 +99,9 @@ async function claimItemByItem(tx: Queryable, job: JobRow, room: number, options
       [job.id, options.owner, options.leaseMs, JSON.stringify(claimed.map((item) => ({ seq: item.seq, request_id: item.requestId })))],
     );
   }
-  if (claimed.length > 0 && job.status === 'queued') await markJobRunning(tx, job.id);
+  if (claimed.length > 0 && job.status === 'queued') {
+    await tx.query(`UPDATE batch_jobs SET status = 'running', started_at = COALESCE(started_at, now()) WHERE id = $1`, [job.id]);
+  }
   return claimed;
 }
 
