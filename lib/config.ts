@@ -62,8 +62,8 @@ export const ConfigSchema = z.object({
   DEFAULT_CONCURRENCY_LIMIT: z.coerce.number().int().min(1).default(10),
   /** How often each gateway's batch dispatcher looks for queued items, expired leases and holds to return. */
   BATCH_DISPATCH_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
-  /** Batch items one gateway runs at once (across all jobs). */
-  BATCH_DISPATCH_CAPACITY: z.coerce.number().int().min(1).max(1000).default(20),
+  /** Batch items one gateway runs at once (across all jobs); as many as one job may ask for, so one job of 50 fills it. */
+  BATCH_DISPATCH_CAPACITY: z.coerce.number().int().min(1).max(1000).default(50),
   /** Lease on a running batch item; renewed while it runs, re-queued when a crashed gateway stops renewing. */
   BATCH_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
   /** Hours a batch job's results stay readable after submission (results_expire_at). */

@@ -1,9 +1,9 @@
 import type { Queryable } from '../../lib/store/db.js';
 import { settleReservation } from '../../lib/store/credits.js';
-import { settleItemHolds, tagItemHolds } from '../../lib/store/batch/holds.js';
+import { settleItemHolds } from '../../lib/store/batch/holds.js';
 import { cancelQueuedItems } from '../../lib/store/batch/items.js';
 import { getJobById, lockJob, updateJob, type JobRow } from '../../lib/store/batch/jobs.js';
-import { clearRelease, countItems, endExpiredItem, lockDueRelease, lockExpiredItem, recordItemOutcomes, setItemCharges, type RecordedOutcome } from '../../lib/store/batch/outcomes.js';
+import { clearRelease, countItems, endExpiredItem, lockDueRelease, lockExpiredItem, recordItemOutcomes, clearItemCharges, type RecordedOutcome } from '../../lib/store/batch/outcomes.js';
 import { enqueueDelivery } from '../../lib/store/batch/webhooks.js';
 import { jobObjectOf } from './job-view.js';
 
@@ -58,7 +58,8 @@ export async function finishItem(tx: Queryable, input: FinishInput): Promise<boo
  * at most once.
  */
 export async function finishItems(tx: Queryable, target: { jobId: string; owner: string; releaseDelayMs: number }, items: FinishedItem[]): Promise<Set<number>> {
-  if (!(await lockJob(tx, target.jobId))) return new Set();
+  const job = await lockJob(tx, target.jobId);
+  if (!job) return new Set();
   const bySeq = new Map(items.map((item) => [item.seq, item]));
   const recorded = await recordItemOutcomes(
     tx,
@@ -72,23 +73,24 @@ export async function finishItems(tx: Queryable, target: { jobId: string; owner:
       error: outcome.error,
       contentType: outcome.contentType,
       body: outcome.body,
+      chargedMicro: outcome.kind === 'succeeded' ? outcome.chargedMicro : 0,
     })),
   );
   const held = recorded.filter((row): row is RecordedOutcome & { reservationId: string } => row.reservationId !== null);
-  await tagItemHolds(tx, held.map((row) => ({ reservationId: row.reservationId, requestId: bySeq.get(row.seq)!.requestId })));
-  const succeeded = held.filter((row) => bySeq.get(row.seq)!.outcome.kind === 'succeeded');
+  const succeeded = (row: RecordedOutcome) => bySeq.get(row.seq)!.outcome.kind === 'succeeded';
   const settled = await settleItemHolds(
     tx,
-    succeeded.map((row) => ({ reservationId: row.reservationId, chargedMicro: bySeq.get(row.seq)!.outcome.chargedMicro, engine: bySeq.get(row.seq)!.outcome.engine })),
+    held.map((row) => {
+      const { requestId, outcome } = bySeq.get(row.seq)!;
+      return { reservationId: row.reservationId, requestId, settle: succeeded(row) ? { chargedMicro: outcome.chargedMicro, engine: outcome.engine } : null };
+    }),
   );
-  await setItemCharges(
-    tx,
-    target.jobId,
-    succeeded.map((row) => ({ seq: row.seq, chargedMicro: settled.has(row.reservationId) ? Math.min(bySeq.get(row.seq)!.outcome.chargedMicro, row.holdMicro) : 0 })),
-  );
+  await clearItemCharges(tx, target.jobId, held.filter((row) => succeeded(row) && !settled.has(row.reservationId)).map((row) => row.seq));
   for (const row of recorded) await bySeq.get(row.seq)!.afterSettle?.();
-  if (recorded.some((row) => bySeq.get(row.seq)!.outcome.kind === 'failed')) await checkFailureThreshold(tx, target.jobId, target.releaseDelayMs);
-  if (recorded.length > 0) await finalizeJob(tx, target.jobId, target.releaseDelayMs);
+  const failed = recorded.some((row) => bySeq.get(row.seq)!.outcome.kind === 'failed');
+  if (failed) await checkFailureThreshold(tx, target.jobId, target.releaseDelayMs);
+  // The job row locked above is still current unless the threshold check may have moved it.
+  if (recorded.length > 0) await finalizeJob(tx, target.jobId, target.releaseDelayMs, failed ? undefined : job);
   return new Set(recorded.map((row) => row.seq));
 }
 
@@ -111,9 +113,10 @@ async function checkFailureThreshold(tx: Queryable, jobId: string, releaseDelayM
 /**
  * Moves an active job to its end when nothing is left to run: `cancelling` -> `cancelled` once no item
  * is running; a closed job with no queued or running item -> `completed`. Open jobs never complete.
+ * `locked`: the job row this transaction already holds and has not changed, so it is not read again.
  */
-export async function finalizeJob(tx: Queryable, jobId: string, releaseDelayMs: number): Promise<void> {
-  const job = await lockJob(tx, jobId);
+export async function finalizeJob(tx: Queryable, jobId: string, releaseDelayMs: number, locked?: JobRow): Promise<void> {
+  const job = locked ?? (await lockJob(tx, jobId));
   if (!job) return;
   const { queued, running } = await countItems(tx, jobId);
   if (job.status === 'cancelling') {

@@ -1,6 +1,6 @@
 import { ServiceError, toServiceError } from '../../lib/errors/index.js';
 import type { ScrapeSuccess } from '../../lib/protocol/index.js';
-import { parseScrapeBody, type ProjectDefaults } from '../../lib/scrape/params.js';
+import type { ParseOptions, ProjectDefaults } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { entitledEnginesOf } from '../../lib/store/accounts.js';
 import type { ClaimedItem } from '../../lib/store/batch/leases.js';
@@ -9,6 +9,7 @@ import type { GatewayContext } from '../context.js';
 import { answerBody } from '../scrape/envelope.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
 import { newRecord, planScrape, runScrape } from '../scrape/scrape-loop.js';
+import { itemParams, parseJobParams } from './item-params.js';
 import type { ItemOutcome } from './lifecycle.js';
 
 /** A claimed item with its organization's engine entitlements as of the claim. */
@@ -24,6 +25,15 @@ export async function withEntitlements(tx: Queryable, items: ClaimedItem[]): Pro
   return items.map((item) => ({ ...item, entitledEngines: byOrganization.get(item.job.organization_id)! }));
 }
 
+/** The items of one claim share their job row, so they share one parse of its parameters. */
+const parsedJobParams = new WeakMap<ClaimedItem['job'], ScrapeParams>();
+
+function sharedJobParams(job: ClaimedItem['job'], options: ParseOptions): ScrapeParams {
+  let params = parsedJobParams.get(job);
+  if (!params) parsedJobParams.set(job, (params = parseJobParams(job.params, options)));
+  return params;
+}
+
 /**
  * Runs one leased item through the scrape loop (gateway/scrape/scrape-loop.ts): the job defaults plus
  * the item's overrides, no camoufox climb (bot-challenge rule 7), the job's session when it has one,
@@ -37,10 +47,8 @@ export async function runItem(context: GatewayContext, item: EntitledItem): Prom
   let success: ScrapeSuccess | null = null;
   let failure: ServiceError | null = null;
   try {
-    params = parseScrapeBody({ ...item.job.params, ...item.overrides, url: item.url }, {
-      projectDefaults: item.job.project_defaults as ProjectDefaults,
-      egressPolicy: context.egressPolicy,
-    });
+    const options: ParseOptions = { projectDefaults: item.job.project_defaults as ProjectDefaults, egressPolicy: context.egressPolicy };
+    params = itemParams({ jobParams: item.job.params, overrides: item.overrides, url: item.url }, options, () => sharedJobParams(item.job, options));
     const planned = await planScrape(context, {
       requestId: item.requestId,
       projectId: item.job.project_id,

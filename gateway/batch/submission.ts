@@ -6,6 +6,8 @@ import { checkMaxCost, reservationMicro } from '../../lib/scrape/cost.js';
 import { planEngines, withoutClimb, type Deployment, type SessionPin } from '../../lib/scrape/engine-selection.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
 import { parseScrapeBody, type ProjectDefaults } from '../../lib/scrape/params.js';
+import type { ScrapeParams } from '../../lib/scrape/types.js';
+import { itemParams, parseJobParams } from './item-params.js';
 
 export const MAX_ITEMS_PER_CALL = 10_000;
 export const MAX_ITEMS_PER_JOB = 100_000;
@@ -86,9 +88,10 @@ export function parseSubmission(body: unknown, context: SubmissionContext, jobPa
   parseScrapeBody(jobParams, { projectDefaults: context.projectDefaults, egressPolicy: context.egressPolicy, allowUrl: false });
   const rawItems = chooseItems(controls);
   const defaults = jobParamsForItems ?? jobParams;
+  const bare = bareItems(defaults, context);
   const items = rawItems.map((raw, index) => {
     try {
-      return parseItem(raw, defaults, context);
+      return parseItem(raw, defaults, context, bare);
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       throw new ServiceError(error.code, `Item ${index}: ${error.detail ?? error.code}`, { targetStatus: error.targetStatus });
@@ -113,7 +116,15 @@ function chooseItems(controls: RunControls): unknown[] {
   return chosen;
 }
 
-function parseItem(raw: unknown, jobParams: Record<string, unknown>, context: SubmissionContext): ParsedItem {
+/** Items without overrides share the job parameters' parse and price (gateway/batch/item-params.ts), made on first use. */
+function bareItems(jobParams: Record<string, unknown>, context: SubmissionContext): { params(): ScrapeParams; hold(): number } {
+  let params: ScrapeParams | undefined;
+  let hold: number | undefined;
+  const shared = () => (params ??= parseJobParams(jobParams, { projectDefaults: context.projectDefaults, egressPolicy: context.egressPolicy }));
+  return { params: shared, hold: () => (hold ??= itemHoldMicro(shared(), context)) };
+}
+
+function parseItem(raw: unknown, jobParams: Record<string, unknown>, context: SubmissionContext, bare: ReturnType<typeof bareItems>): ParsedItem {
   if (!isJsonObject(raw)) throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', 'must be an object with url');
   const parsed = ItemSchema.safeParse(raw);
   if (!parsed.success) throw invalidParameter(parsed.error);
@@ -125,13 +136,13 @@ function parseItem(raw: unknown, jobParams: Record<string, unknown>, context: Su
   if (Buffer.byteLength(JSON.stringify(sized)) > MAX_ITEM_OVERRIDES_BYTES) {
     throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `overrides and external_id: at most ${MAX_ITEM_OVERRIDES_BYTES} bytes serialised`);
   }
-  const holdMicro = itemHoldMicro({ ...jobParams, ...overrides, url }, context);
+  const params = itemParams({ jobParams, overrides, url }, { projectDefaults: context.projectDefaults, egressPolicy: context.egressPolicy }, bare.params);
+  const holdMicro = Object.keys(overrides).length === 0 ? bare.hold() : itemHoldMicro(params, context);
   return { url, external_id: externalId ?? null, overrides, holdMicro };
 }
 
-/** Validates one item's merged parameters and routes them; returns its dearest cost. */
-export function itemHoldMicro(merged: Record<string, unknown>, context: SubmissionContext): number {
-  const params = parseScrapeBody(merged, { projectDefaults: context.projectDefaults, egressPolicy: context.egressPolicy });
+/** Routes one item's parameters; returns its dearest cost. */
+function itemHoldMicro(params: ScrapeParams, context: SubmissionContext): number {
   const plan = withoutClimb(planEngines(params, context.deployment, params.session_id === null ? undefined : context.session));
   checkMaxCost(plan, params);
   return reservationMicro(plan, params);

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBatchDispatcher, type DispatcherHooks } from '../../gateway/batch/dispatcher.js';
+import { settleReservation } from '../../lib/store/credits.js';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
 import { BATCH_ENV, BatchClient, ledger, SLOW_MACHINE_MS, waitForWorker, type Json } from './helpers.js';
@@ -114,6 +115,32 @@ describe('batch dispatch wake-up and batched result writes', { timeout: 4 * SLOW
     release.resolve();
     await client.waitFor(job.id as string, (j) => j.status === 'completed', SLOW_MACHINE_MS);
     await expectEachChargedOnce(service, client, job.id as string, ITEMS);
+  });
+
+  it('charges nothing for an item whose hold was settled before its result is written, and every other item once', async () => {
+    const ITEMS = 30;
+    let settledSeq: number | null = null;
+    let serviceRef: EmbeddedService | null = null;
+    const { service, target, client } = await setUp(NO_POLL, {
+      hooks: {
+        // The first result to arrive finds its hold already settled (at 0), as if settled elsewhere.
+        async beforeFinish(item) {
+          if (settledSeq !== null || item.reservationId === null) return;
+          settledSeq = item.seq;
+          await settleReservation(serviceRef!.db, item.reservationId, 0);
+        },
+      },
+    });
+    serviceRef = service;
+    const job = await client.submit({ urls: Array.from({ length: ITEMS }, (_, n) => target.url(n)), concurrency: 10 });
+    await client.waitFor(job.id as string, (j) => j.status === 'completed', SLOW_MACHINE_MS);
+    const lines = await allLines(client, job.id as string);
+    expect(lines).toHaveLength(ITEMS);
+    expect(lines.filter((line) => line.status !== 'succeeded')).toEqual([]);
+    expect(lines.filter((line) => line.seq === settledSeq).map((line) => line.credits_micro)).toEqual([0]);
+    expect(lines.filter((line) => line.seq !== settledSeq && line.credits_micro !== CREDIT)).toEqual([]);
+    expect(((await client.job(job.id as string)).progress as Json).credits_charged_micro).toBe((ITEMS - 1) * CREDIT);
+    expect(await ledger(service)).toEqual({ spent: (ITEMS - 1) * CREDIT, reserved: 0 });
   });
 
   it.skipIf(!available)('two dispatchers on one PostgreSQL never run an item twice, and bill each once', async () => {

@@ -45,29 +45,32 @@ export async function reserveItemHolds(db: Queryable, account: CreditAccount, ho
   return rows.map((row) => row.id);
 }
 
-/** Names the request that spent each batch item's hold (the item's latest attempt), in one statement. */
-export async function tagItemHolds(db: Queryable, tags: Array<{ reservationId: string; requestId: string }>): Promise<void> {
-  if (tags.length === 0) return;
-  await db.query(
-    `UPDATE credit_reservations r SET request_id = v.request_id FROM jsonb_to_recordset($1::jsonb) AS v(id text, request_id text)
-      WHERE r.id = v.id`,
-    [JSON.stringify(tags.map((tag) => ({ id: tag.reservationId, request_id: tag.requestId })))],
-  );
+/** One item hold of a finishing group: tagged with the request that spent it, and settled when `settle` is set. */
+export interface ItemHoldUpdate {
+  reservationId: string;
+  requestId: string;
+  /** The succeeded item's charge and engine; null for an item that failed or goes back to the queue. */
+  settle: { chargedMicro: number; engine: string | null } | null;
 }
 
 /**
- * Settles several item holds in one statement, each at most once (same ledger rules as
- * `settleReservation` in lib/store/credits.ts): charged up to its amount, the period's reserved and
- * spent moved by the totals. Returns the ids settled by this call; a hold settled before is left alone.
+ * In one statement: names the request that spent each hold (the item's latest attempt), and settles
+ * the holds of succeeded items, each at most once (same ledger rules as `settleReservation` in
+ * lib/store/credits.ts): charged up to its amount, the period's reserved and spent moved by the totals.
+ * Returns the ids settled by this call; a hold settled before is only tagged. Locks holds, then periods.
  */
-export async function settleItemHolds(db: Queryable, settlements: Array<{ reservationId: string; chargedMicro: number; engine: string | null }>): Promise<Set<string>> {
-  if (settlements.length === 0) return new Set();
+export async function settleItemHolds(db: Queryable, updates: ItemHoldUpdate[]): Promise<Set<string>> {
+  if (updates.length === 0) return new Set();
   const result = await db.query<{ id: string }>(
-    `WITH v AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id text, charged bigint, engine text)),
+    `WITH v AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id text, request_id text, settle boolean, charged bigint, engine text)),
      claimed AS (
-       UPDATE credit_reservations r SET settled_at = now(), charged_micro = LEAST(v.charged, r.amount_micro), engine = v.engine
-         FROM v WHERE r.id = v.id AND r.settled_at IS NULL
+       UPDATE credit_reservations r SET request_id = v.request_id, settled_at = now(), charged_micro = LEAST(v.charged, r.amount_micro), engine = v.engine
+         FROM v WHERE r.id = v.id AND v.settle AND r.settled_at IS NULL
        RETURNING r.id, r.organization_id, r.period_start, r.environment, r.amount_micro, r.charged_micro),
+     tagged AS (
+       UPDATE credit_reservations r SET request_id = v.request_id
+         FROM v WHERE r.id = v.id AND NOT EXISTS (SELECT 1 FROM claimed c WHERE c.id = v.id)
+       RETURNING 1),
      totals AS (
        SELECT organization_id, period_start, environment, sum(amount_micro) AS amount, sum(charged_micro) AS charged
          FROM claimed GROUP BY organization_id, period_start, environment),
@@ -77,7 +80,7 @@ export async function settleItemHolds(db: Queryable, settlements: Array<{ reserv
         WHERE p.organization_id = t.organization_id AND p.period_start = t.period_start AND p.environment = t.environment
        RETURNING 1)
      SELECT id FROM claimed`,
-    [JSON.stringify(settlements.map((s) => ({ id: s.reservationId, charged: s.chargedMicro, engine: s.engine })))],
+    [JSON.stringify(updates.map((u) => ({ id: u.reservationId, request_id: u.requestId, settle: u.settle !== null, charged: u.settle?.chargedMicro ?? 0, engine: u.settle?.engine ?? null })))],
   );
   return new Set(result.rows.map((row) => row.id));
 }

@@ -15,6 +15,8 @@ export interface OutcomeRow {
   error: { code: string; retryable: boolean; detail: string | null } | null;
   contentType: string | null;
   body: Buffer | null;
+  /** A succeeded item's charge (capped at its hold); 0 for the rest. */
+  chargedMicro: number;
 }
 
 export interface RecordedOutcome {
@@ -26,7 +28,9 @@ export interface RecordedOutcome {
 /**
  * Records several outcomes of one job in one statement, each fenced by the lease: only items this owner
  * still runs are written and come back. A failed item's hold is due back after `releaseDelayMs`; a
- * re-queued item keeps its hold.
+ * re-queued item keeps its hold. A succeeded item with a hold is recorded with its charge (capped at
+ * the hold), which stands once its hold settles in the same transaction; `clearItemCharges` takes it
+ * back for an item whose hold had been settled before.
  */
 export async function recordItemOutcomes(
   tx: Queryable,
@@ -37,7 +41,7 @@ export async function recordItemOutcomes(
   const values = rows.map((row) => ({
     seq: row.seq, status: row.status, http_status: row.httpStatus, bytes: row.bytes, duration_ms: row.durationMs,
     error_code: row.error?.code ?? null, error_retryable: row.error?.retryable ?? null, error_detail: row.error?.detail ?? null,
-    content_type: row.contentType, body: row.body === null ? null : row.body.toString('base64'),
+    content_type: row.contentType, body: row.body === null ? null : row.body.toString('base64'), charged: row.chargedMicro,
   }));
   const result = await tx.query<{ seq: number; reservation_id: string | null; hold_micro: number }>(
     `UPDATE batch_items b SET status = v.status, lease_owner = NULL, lease_expires_at = NULL,
@@ -45,9 +49,10 @@ export async function recordItemOutcomes(
             release_at = CASE WHEN v.status = 'failed' THEN now() + ($3::bigint * interval '1 millisecond') ELSE NULL END,
             http_status = v.http_status, bytes = v.bytes, duration_ms = v.duration_ms, error_code = v.error_code,
             error_retryable = v.error_retryable, error_detail = v.error_detail, content_type = v.content_type,
-            body = decode(v.body, 'base64'), credits_micro = 0
+            body = decode(v.body, 'base64'),
+            credits_micro = CASE WHEN v.status = 'succeeded' AND b.reservation_id IS NOT NULL THEN LEAST(v.charged, b.hold_micro) ELSE 0 END
        FROM jsonb_to_recordset($4::jsonb) AS v(seq bigint, status text, http_status integer, bytes bigint, duration_ms bigint,
-            error_code text, error_retryable boolean, error_detail text, content_type text, body text)
+            error_code text, error_retryable boolean, error_detail text, content_type text, body text, charged bigint)
       WHERE b.job_id = $1 AND b.seq = v.seq AND b.lease_owner = $2 AND b.status = 'running'
       RETURNING b.seq, b.reservation_id, b.hold_micro`,
     [target.jobId, target.owner, target.releaseDelayMs, JSON.stringify(values)],
@@ -55,14 +60,10 @@ export async function recordItemOutcomes(
   return result.rows.map((row) => ({ seq: Number(row.seq), reservationId: row.reservation_id, holdMicro: Number(row.hold_micro) }));
 }
 
-/** What each succeeded item was charged, in one statement. */
-export async function setItemCharges(tx: Queryable, jobId: string, charges: Array<{ seq: number; chargedMicro: number }>): Promise<void> {
-  if (charges.length === 0) return;
-  await tx.query(
-    `UPDATE batch_items b SET credits_micro = v.charged FROM jsonb_to_recordset($2::jsonb) AS v(seq bigint, charged bigint)
-      WHERE b.job_id = $1 AND b.seq = v.seq`,
-    [jobId, JSON.stringify(charges.map((c) => ({ seq: c.seq, charged: c.chargedMicro })))],
-  );
+/** Succeeded items whose hold this transaction did not settle (settled before) were charged nothing. */
+export async function clearItemCharges(tx: Queryable, jobId: string, seqs: number[]): Promise<void> {
+  if (seqs.length === 0) return;
+  await tx.query(`UPDATE batch_items SET credits_micro = 0 WHERE job_id = $1 AND seq = ANY($2::bigint[])`, [jobId, seqs]);
 }
 
 export async function countItems(tx: Queryable, jobId: string): Promise<{ queued: number; running: number; failed: number }> {
