@@ -29,7 +29,7 @@ export interface ApiResponse {
 
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The gateway over HTTP: Bearer key, JSON bodies, and SPEC.md's client retry rules on every call. */
+/** The gateway over HTTP: Bearer key, JSON bodies, and the client retry rules (docs/cli.md "Retries") on every call. */
 export class ApiClient {
   private readonly base: URL;
   private readonly retry: RetryPolicy;

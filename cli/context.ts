@@ -28,7 +28,7 @@ export function withConnectionOptions(command: Command): Command {
     .addOption(new Option('--api-url <url>', 'gateway address (env TRAWLER_API_URL, default ' + DEFAULT_API_URL + ')'))
     .addOption(new Option('--api-key <key>', 'API key (env TRAWLER_API_KEY)'))
     .option('--json', 'machine-readable: one JSON document on stdout, no progress or notes on stderr')
-    .option('--retries <n>', 'retries of a retryable error (SPEC.md client rules)', String(DEFAULT_RETRY_POLICY.maxRetries))
+    .option('--retries <n>', 'retries of a retryable error (docs/cli.md "Retries")', String(DEFAULT_RETRY_POLICY.maxRetries))
     .option('--timeout <seconds>', 'per-attempt time limit, 0 for none', '300');
 }
 

@@ -1,6 +1,6 @@
 import { EXIT, type ExitCode } from './exit-codes.js';
 
-/** The fields of SPEC.md's problem body the client reads; anything else is kept as received. */
+/** The fields of the problem body (docs/api-reference.md "Problem body") the client reads; anything else is kept as received. */
 export interface Problem {
   type?: string;
   title?: string;
@@ -54,7 +54,7 @@ export function problemFrom(status: number, body: Buffer, requestId: string | nu
   return { status, title: `HTTP ${status}`, ...(text ? { detail: text } : {}), ...(requestId ? { request_id: requestId } : {}) };
 }
 
-/** A connection that failed before any answer: status 0, retryable once (SPEC.md client rule 5). */
+/** A connection that failed before any answer: status 0, retryable once (docs/cli.md "Retries"). */
 export function connectionProblem(url: string, error: unknown): Problem {
   const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
   return { status: 0, title: 'No answer from the service', detail: `${url}: ${cause}`, code: 'CLIENT::CONNECTION_FAILED' };

@@ -1,6 +1,6 @@
 import type { Problem } from './problem.js';
 
-/** SPEC.md "Errors", client rules 1-5, as numbers. */
+/** The client retry rules 1-5 (docs/cli.md "Retries"), as numbers. */
 export interface RetryPolicy {
   /** Retries after the first attempt (rule 3: stop after 3). */
   maxRetries: number;

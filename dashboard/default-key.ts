@@ -5,7 +5,7 @@ import { addMember } from '../lib/store/dashboard/members.js';
 import { MICRO_PER_CREDIT } from '../lib/scrape/prices.js';
 import type { DashboardContext } from './context.js';
 
-/** The live key named Default with all five scopes (SPEC.md Authentication 5), its secret kept sealed. */
+/** The live key named Default with all five scopes (docs/dashboard.md), its secret kept sealed. */
 export async function createDefaultKey(context: DashboardContext, tx: Queryable, organizationId: string, projectId: string) {
   const created = await createApiKey(tx, { projectId, name: 'Default', environment: 'live', scopes: [...SCOPES] });
   await storeDefaultKey(tx, organizationId, created.key.id, context.box.seal(created.secret));

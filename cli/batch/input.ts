@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { CliUsageError } from '../exit-codes.js';
 
-/** SPEC.md "Limits": items per job across appends. */
+/** docs/api-reference.md "Limits": items per job across appends. */
 export const MAX_ITEMS_PER_JOB = 100_000;
 
 export type BatchItem = { url: string } & Record<string, unknown>;

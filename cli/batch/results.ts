@@ -23,7 +23,7 @@ export async function resultsPage(client: ApiClient, jobId: string, cursor: stri
   for (let attempt = 0; ; attempt += 1) {
     const response = await client.request('GET', `/v1/batch/${jobId}/results`, { query: { limit: RESULTS_PAGE_LIMIT, cursor: cursor ?? undefined, status } });
     const text = response.body.toString('utf8');
-    // SPEC.md: a stream that ends early signals a dropped connection; the same cursor is asked again.
+    // docs/batch.md: a stream that ends early signals a dropped connection; the same cursor is asked again.
     if (text !== '' && !text.endsWith('\n') && attempt === 0) continue;
     return { lines: text.split('\n').filter((line) => line !== ''), nextCursor: response.headers.get('x-next-cursor') };
   }

@@ -2,7 +2,7 @@ import type { ApiClient } from '../client.js';
 import { ApiError } from '../problem.js';
 import type { BatchInput, BatchItem } from './input.js';
 
-/** SPEC.md "Limits": per call. */
+/** docs/api-reference.md "Limits": per call. */
 export const MAX_ITEMS_PER_CALL = 10_000;
 export const MAX_BODY_BYTES = 1_048_576;
 /** Room left in each body for `{"items":[...]}`, commas and the open flag. */

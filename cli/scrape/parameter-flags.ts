@@ -35,10 +35,10 @@ export function addScrapeParameterOptions(command: Command): Command {
   for (const field of FLAG_FIELDS) {
     const encoding = QUERY_ENCODING[field];
     if (encoding === 'boolean') {
-      command.addOption(new Option(flagName(field), `${field}=true`).helpGroup('Scrape parameters (SPEC.md, docs/parameters.md):'));
-      command.addOption(new Option(`--no-${field.replaceAll('_', '-')}`, `${field}=false`).helpGroup('Scrape parameters (SPEC.md, docs/parameters.md):'));
+      command.addOption(new Option(flagName(field), `${field}=true`).helpGroup('Scrape parameters (docs/parameters.md):'));
+      command.addOption(new Option(`--no-${field.replaceAll('_', '-')}`, `${field}=false`).helpGroup('Scrape parameters (docs/parameters.md):'));
     } else {
-      command.addOption(new Option(`${flagName(field)} ${VALUE_HINT[encoding]}`, `${field} (${encoding})`).helpGroup('Scrape parameters (SPEC.md, docs/parameters.md):'));
+      command.addOption(new Option(`${flagName(field)} ${VALUE_HINT[encoding]}`, `${field} (${encoding})`).helpGroup('Scrape parameters (docs/parameters.md):'));
     }
   }
   return command.option('--params <file.json>', 'scrape parameters as a JSON object; flags given as well win');

@@ -10,7 +10,7 @@ import type { DashboardContext } from '../context.js';
 import { createDefaultKey } from '../default-key.js';
 import { membershipOf, notFound, parseInput, requireRole } from '../org-access.js';
 
-/** SPEC.md Authentication 5. */
+/** The Default key and the reveal bound (docs/dashboard.md). */
 export const REVEALS_PER_MINUTE = 10;
 
 const Create = z.strictObject({

@@ -2,7 +2,7 @@ import { ServiceError } from '../errors/index.js';
 import { DEFAULT_EGRESS_POLICY } from '../egress/policy.js';
 import { parseScrapeBody, type ProjectDefaults } from './params.js';
 
-/** SPEC.md parameter rows marked "project default": the fields a project may store. */
+/** The parameter rows marked "project default" (docs/parameters.md): the fields a project may store. */
 export const PROJECT_DEFAULT_FIELDS = [
   'js_render',
   'stealth',

@@ -14,7 +14,7 @@ function scrape(url: string, ...extra: string[]) {
   return runCli(['scrape', 'https://example.com/', '--api-url', url, '--api-key', 'svc_test_key', ...extra]);
 }
 
-describe('SPEC.md client rules (against a scripted gateway)', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+describe('client retry rules (against a scripted gateway)', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('retries a retryable 503 after its Retry-After, then prints the page', async () => {
     gateway = await startFakeGateway([
       { status: 503, headers: { 'retry-after': '2' }, body: problem(503, 'ERR::ENGINE::UNAVAILABLE', true, { retry_after_seconds: 2 }) },

@@ -46,7 +46,7 @@ export async function seed(db: Queryable, organizationId: string, entries: Reque
   return entries;
 }
 
-/** SPEC.md order: newest first by (created_at, id); ids compare as bytes. */
+/** The list order (docs/request-log.md): newest first by (created_at, id); ids compare as bytes. */
 export function newestFirst(entries: RequestLogEntry[]): RequestLogEntry[] {
   return [...entries].sort((a, b) => {
     if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;

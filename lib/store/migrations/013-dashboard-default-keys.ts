@@ -1,6 +1,6 @@
 /**
- * The Default key's secret, sealed with the dashboard's secret key so members can reveal it (SPEC.md
- * Authentication 5), and the reveals that bound it to 10 per minute per user.
+ * The Default key's secret, sealed with the dashboard's secret key so members can reveal it (docs/dashboard.md,
+ * "the live key Default"), and the reveals that bound it to 10 per minute per user.
  */
 export const up = `
 CREATE TABLE IF NOT EXISTS dashboard_default_keys (

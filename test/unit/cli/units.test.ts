@@ -13,7 +13,7 @@ import { scrapeCommand } from '../../../cli/scrape/command.js';
 const policy = (random: number): RetryPolicy => ({ maxRetries: 3, baseDelayMs: 1000, random: () => random });
 const retryable = { status: 503, code: 'ERR::ENGINE::UNAVAILABLE', retryable: true };
 
-describe('retry rules (SPEC.md "Errors", client rules)', () => {
+describe('retry rules (docs/cli.md "Retries")', () => {
   it('backs off about 1 s, 2 s, 4 s with jitter, and stops after 3 retries', () => {
     expect([0, 1, 2].map((n) => retryDelay(retryable, n, null, policy(0.5), 'never'))).toEqual([1000, 2000, 4000]);
     expect(backoff(0, policy(0))).toBe(750);

@@ -3,7 +3,7 @@ import { parseScrapeBody } from '../../../../lib/scrape/params.js';
 import { URL, body, expectServiceError, options } from './helpers.js';
 
 describe('POST body: defaults', () => {
-  it('fills every default from SPEC.md when only url is sent', () => {
+  it('fills every documented default when only url is sent', () => {
     const params = body({});
     expect(params).toMatchObject({
       url: URL,
