@@ -5,7 +5,7 @@ import { ServiceError } from '../../lib/errors/index.js';
 import { checkMaxCost, reservationMicro } from '../../lib/scrape/cost.js';
 import { planEngines, withoutClimb, type Deployment, type SessionPin } from '../../lib/scrape/engine-selection.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
-import { parseScrapeBody, type ProjectDefaults } from '../../lib/scrape/params.js';
+import type { ParseOptions, ProjectDefaults } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { itemParams, parseJobParams } from './item-params.js';
 
@@ -85,10 +85,11 @@ export function parseSubmission(body: unknown, context: SubmissionContext, jobPa
   if (Buffer.byteLength(JSON.stringify(jobParams)) > MAX_JOB_PARAMS_BYTES) {
     throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `job-level parameters: at most ${MAX_JOB_PARAMS_BYTES} bytes serialised`);
   }
-  parseScrapeBody(jobParams, { projectDefaults: context.projectDefaults, egressPolicy: context.egressPolicy, allowUrl: false });
+  const ownParams = parseJobParams(jobParams, parseOptionsOf(context));
   const rawItems = chooseItems(controls);
   const defaults = jobParamsForItems ?? jobParams;
-  const bare = bareItems(defaults, context);
+  // The job's own parameters were just parsed; an append's items run with the stored ones instead.
+  const bare = bareItems(defaults, context, jobParamsForItems === undefined ? ownParams : undefined);
   const items = rawItems.map((raw, index) => {
     try {
       return parseItem(raw, defaults, context, bare);
@@ -117,10 +118,10 @@ function chooseItems(controls: RunControls): unknown[] {
 }
 
 /** Items without overrides share the job parameters' parse and price (gateway/batch/item-params.ts), made on first use. */
-function bareItems(jobParams: Record<string, unknown>, context: SubmissionContext): { params(): ScrapeParams; hold(): number } {
-  let params: ScrapeParams | undefined;
+function bareItems(jobParams: Record<string, unknown>, context: SubmissionContext, parsed?: ScrapeParams): { params(): ScrapeParams; hold(): number } {
+  let params = parsed;
   let hold: number | undefined;
-  const shared = () => (params ??= parseJobParams(jobParams, { projectDefaults: context.projectDefaults, egressPolicy: context.egressPolicy }));
+  const shared = () => (params ??= parseJobParams(jobParams, parseOptionsOf(context)));
   return { params: shared, hold: () => (hold ??= itemHoldMicro(shared(), context)) };
 }
 
@@ -136,9 +137,13 @@ function parseItem(raw: unknown, jobParams: Record<string, unknown>, context: Su
   if (Buffer.byteLength(JSON.stringify(sized)) > MAX_ITEM_OVERRIDES_BYTES) {
     throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `overrides and external_id: at most ${MAX_ITEM_OVERRIDES_BYTES} bytes serialised`);
   }
-  const params = itemParams({ jobParams, overrides, url }, { projectDefaults: context.projectDefaults, egressPolicy: context.egressPolicy }, bare.params);
+  const params = itemParams({ jobParams, overrides, url }, parseOptionsOf(context), bare.params);
   const holdMicro = Object.keys(overrides).length === 0 ? bare.hold() : itemHoldMicro(params, context);
   return { url, external_id: externalId ?? null, overrides, holdMicro };
+}
+
+function parseOptionsOf(context: SubmissionContext): ParseOptions {
+  return { projectDefaults: context.projectDefaults, egressPolicy: context.egressPolicy };
 }
 
 /** Routes one item's parameters; returns its dearest cost. */
