@@ -74,6 +74,9 @@ const ROUTES: Record<string, Handler> = {
   '/charset/shift-jis-http-equiv': (_req, res) =>
     send(res, 200, 'text/html', iconv.encode(`<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"></head><body>${SHIFT_JIS_TEXT}</body></html>`, 'shift_jis')),
   '/charset/shift-jis-header': (_req, res) => send(res, 200, 'text/html; charset=shift_jis', iconv.encode(html(SHIFT_JIS_TEXT), 'shift_jis')),
+  '/charset/utf8-declared-latin1': (_req, res) => send(res, 200, 'text/html; charset=ISO-8859-1', Buffer.from(html(CHARSET_TEXT), 'utf8')),
+  '/charset/utf8-meta-windows-1252': (_req, res) =>
+    send(res, 200, 'text/html', Buffer.from(`<!DOCTYPE html><html><head><meta charset="windows-1252"><title>t</title></head><body>${CHARSET_TEXT}</body></html>`, 'utf8')),
   '/charset/utf16-bom': (_req, res) => send(res, 200, 'text/html', iconv.encode(html(CHARSET_TEXT), 'utf-16le', { addBOM: true })),
   '/cookies/set': (_req, res, url) => {
     const cookies = [...url.searchParams].map(([name, value]) => `${name}=${value}; Path=/`);

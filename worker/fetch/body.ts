@@ -1,3 +1,4 @@
+import { isAscii, isUtf8 } from 'node:buffer';
 import zlib from 'node:zlib';
 import { Decompress as ZstdDecompress } from 'fzstd';
 import iconv from 'iconv-lite';
@@ -90,9 +91,14 @@ function bomEncoding(body: Buffer): string | null {
   return null;
 }
 
+/** Encodings with one byte per character, which valid multi-byte UTF-8 text is practically never written in. */
+const SINGLE_BYTE_ENCODING = /^(windows-125\d|iso-8859-\d+|latin-?\d|cp125\d|koi8-[ru]|macintosh|x-mac-cyrillic|ibm866|us-ascii)$/i;
+
 /**
  * Decodes a textual body. HTML follows the WHATWG sniffing order (BOM, Content-Type charset,
  * `<meta charset>` / http-equiv prescan, then UTF-8); other text uses BOM, charset, then UTF-8.
+ * A body declared in a single-byte encoding whose non-ASCII bytes are all valid UTF-8 is read as
+ * UTF-8 (docs/fetch-engine.md, "Charset").
  */
 export function decodeText(body: Buffer, mediaType: string, contentType: string | undefined): string {
   const declared = charsetParameter(contentType);
@@ -102,6 +108,11 @@ export function decodeText(body: Buffer, mediaType: string, contentType: string 
   } else {
     encoding = bomEncoding(body) ?? declared ?? 'utf-8';
   }
-  if (!iconv.encodingExists(encoding)) encoding = 'utf-8';
+  if (!iconv.encodingExists(encoding) || (SINGLE_BYTE_ENCODING.test(encoding) && isMultiByteUtf8(body))) encoding = 'utf-8';
   return iconv.decode(body, encoding);
+}
+
+/** Whether the bytes hold some non-ASCII character and are valid UTF-8 throughout. */
+function isMultiByteUtf8(body: Buffer): boolean {
+  return !isAscii(body) && isUtf8(body);
 }
