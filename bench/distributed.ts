@@ -1,21 +1,54 @@
 /**
- * Distributed mode for benchmarks: `trawler gateway` and `trawler worker --engine fetch` as child
- * processes from this checkout's sources, on the real PostgreSQL and NATS (a database and a NATS
- * namespace of their own, as the tests use; test/support/services.ts).
+ * The service as users run it, for benchmarks: the embedded default (`trawler all`, one process with
+ * PGlite and the in-process bus) or distributed mode (`trawler gateway` and `trawler worker --engine
+ * fetch` on the real PostgreSQL and NATS, a database and a NATS namespace of their own, as the tests
+ * use; test/support/services.ts), as child processes from this checkout's sources, so the benchmark's
+ * own client and target site do not share the service's event loop.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { newId } from '../lib/ids.js';
 import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../test/support/services.js';
 
-export interface DistributedService {
+export interface ServiceProcesses {
   url: string;
   secret: string;
-  /** The gateway's and the worker's process ids (CPU accounting). */
+  /** The service's process ids (CPU accounting). */
   pids: number[];
-  databaseUrl: string;
+  /** Distributed mode's database (its backends' CPU is counted too); null for the embedded store. */
+  databaseUrl: string | null;
   stop(): Promise<void>;
+}
+
+/** Limits high enough that the benchmark measures the service, not its rate limiter. */
+const UNLIMITED = { DEFAULT_RATE_LIMIT_PER_SECOND: '1000000', DEFAULT_CONCURRENCY_LIMIT: '10000' };
+
+async function stopAll(children: ChildProcess[]): Promise<void> {
+  for (const child of children) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+/** `trawler all` with the fetch engine, its PGlite store in a fresh data directory, default settings otherwise. */
+export async function startEmbeddedProcess(): Promise<ServiceProcesses> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'trawler-bench-'));
+  const service = startProcess(['all'], { DATA_DIR: dataDir, PORT: '0', EMBEDDED_ENGINES: 'fetch', TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true', ...UNLIMITED });
+  const url = await service.line(/"url":"([^"]+)"[^\n]*"msg":"gateway listening"/);
+  const secret = await service.line(/svc_live_[a-z2-7]{52}/);
+  return {
+    url,
+    secret,
+    pids: [service.child.pid!],
+    databaseUrl: null,
+    async stop() {
+      await stopAll([service.child]);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 const ENTRY = join(process.cwd(), 'bin/trawler.ts');
@@ -53,7 +86,7 @@ function startProcess(args: string[], env: Record<string, string>): { child: Chi
 }
 
 /** Null when PostgreSQL or NATS is not reachable (the row is then skipped). */
-export async function startDistributed(): Promise<DistributedService | null> {
+export async function startDistributed(): Promise<ServiceProcesses | null> {
   if (!(await distributedServicesAvailable())) return null;
   const database = await createTestDatabase();
   const env = {
@@ -63,15 +96,11 @@ export async function startDistributed(): Promise<DistributedService | null> {
     PORT: '0',
     METRICS_PORT: '0',
     TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true',
+    ...UNLIMITED,
   };
   const gateway = startProcess(['gateway'], env);
   const url = await gateway.line(/"url":"([^"]+)"[^\n]*"msg":"gateway listening"/);
   const secret = await gateway.line(/svc_live_[a-z2-7]{52}/);
-  // Raised before the first request, so the gateway's key cache never holds the default limits.
-  const admin = new pg.Client({ connectionString: database.url });
-  await admin.connect();
-  await admin.query('UPDATE organizations SET rate_limit_per_second = 1000000, concurrency_limit = 10000');
-  await admin.end();
   const worker = startProcess(['worker', '--engine', 'fetch'], env);
   const headers = { authorization: `Bearer ${secret}` };
   for (let waited = 0; ; waited += 200) {
@@ -86,11 +115,7 @@ export async function startDistributed(): Promise<DistributedService | null> {
     pids: [gateway.child.pid!, worker.child.pid!],
     databaseUrl: database.url,
     async stop() {
-      for (const child of [worker.child, gateway.child]) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await stopAll([worker.child, gateway.child]);
       await database.drop();
     },
   };

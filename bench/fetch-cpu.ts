@@ -3,8 +3,9 @@
  * loaded 2-core machine better than wall time does: the same local page fetched directly and through
  * POST /v1/scrape, CPU summed over this process (and, distributed, the gateway and worker processes
  * and the PostgreSQL backends serving the benchmark's database; NATS's server is not counted).
- * BENCH_MODES=embedded|distributed, BENCH_REQUESTS (default 2000), BENCH_CONCURRENCY (default 8).
- * BENCH_PROFILE=file.cpuprofile profiles this process's main thread over the measured API requests.
+ * BENCH_MODES=embedded|distributed|in-process (as in bench/gateway-bench.ts), BENCH_REQUESTS (default 2000), BENCH_CONCURRENCY (default 8).
+ * BENCH_PROFILE=file.cpuprofile profiles this process's main thread over the measured API requests
+ * (in-process mode; BENCH_CHILD_PROFILE_DIR profiles the service's processes in the other modes).
  * Prints figures; not a test.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { Session } from 'node:inspector/promises';
 import pg from 'pg';
 import { startEmbedded } from '../test/support/embedded.js';
 import { startTargetSite } from '../test/support/target-site.js';
-import { startDistributed } from './distributed.js';
+import { startDistributed, startEmbeddedProcess, type ServiceProcesses } from './distributed.js';
 import { fetchTierRequests } from './fetch-tier-requests.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
@@ -89,24 +90,27 @@ async function backendPids(databaseUrl: string): Promise<number[]> {
 async function main(): Promise<void> {
   const site = await startTargetSite();
   const page = `${site.origin}/static/article.html`;
-  if (MODES.includes('embedded')) {
+  const measureProcesses = async (title: string, service: ServiceProcesses) => {
+    const { direct, viaApi } = fetchTierRequests(page, service);
+    const databasePids = async () => (service.databaseUrl ? backendPids(service.databaseUrl) : []);
+    console.log(title);
+    await measure('direct to the page', direct, async () => service.pids);
+    await measure('through /v1/scrape', viaApi, async () => [...service.pids, ...(await databasePids())]);
+    await service.stop();
+  };
+  if (MODES.includes('embedded')) await measureProcesses('embedded (this process + `trawler all`):', await startEmbeddedProcess());
+  if (MODES.includes('distributed')) {
+    const service = await startDistributed();
+    if (service) await measureProcesses('distributed (this process + gateway + worker + PostgreSQL backends):', service);
+  }
+  if (MODES.includes('in-process')) {
     const service = await startEmbedded({ engines: ['fetch'] });
     await service.db.query('UPDATE organizations SET rate_limit_per_second = 1000000, concurrency_limit = 10000');
     const { direct, viaApi } = fetchTierRequests(page, service);
-    console.log('embedded:');
+    console.log('in-process (the embedded service inside this process):');
     await measure('direct to the page', direct, async () => []);
     await measure('through /v1/scrape', viaApi, async () => []);
     await service.stop();
-  }
-  if (MODES.includes('distributed')) {
-    const service = await startDistributed();
-    if (service) {
-      const { direct, viaApi } = fetchTierRequests(page, service);
-      console.log('distributed (this process + gateway + worker + PostgreSQL backends):');
-      await measure('direct to the page', direct, async () => service.pids);
-      await measure('through /v1/scrape', viaApi, async () => [...service.pids, ...(await backendPids(service.databaseUrl))]);
-      await service.stop();
-    }
   }
   await site.close();
 }

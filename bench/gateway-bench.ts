@@ -1,18 +1,20 @@
 /**
  * Fetch-tier overhead (issue 11 goal 1): the same local page fetched directly and through POST
- * /v1/scrape, in the embedded default (PGlite, in-process bus, everything in this process) and in
- * distributed mode (PostgreSQL + NATS, gateway and fetch worker as child processes). Each mode's
- * direct and through-API figures come from the same run. Prints figures; not a test.
+ * /v1/scrape, in the embedded default (`trawler all`: PGlite, in-process bus, one process of its own),
+ * in distributed mode (PostgreSQL + NATS, gateway and fetch worker processes), and `in-process` (the
+ * embedded service inside this benchmark's process, sharing its event loop with the client and the
+ * target site). Each mode's direct and through-API figures come from the same run. BENCH_MODES picks
+ * the modes. Prints figures; not a test.
  */
 import { startEmbedded } from '../test/support/embedded.js';
 import { startTargetSite } from '../test/support/target-site.js';
-import { startDistributed } from './distributed.js';
+import { startDistributed, startEmbeddedProcess, type ServiceProcesses } from './distributed.js';
 import { fetchTierRequests } from './fetch-tier-requests.js';
 
 const SEQUENTIAL = Number(process.env.BENCH_REQUESTS ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const MODES = (process.env.BENCH_MODES ?? 'embedded,distributed').split(',');
+const MODES = (process.env.BENCH_MODES ?? 'embedded,distributed,in-process').split(',');
 
 interface Figures {
   p50: number;
@@ -77,22 +79,24 @@ async function main(): Promise<void> {
   const site = await startTargetSite();
   const page = `${site.origin}/static/article.html`;
   console.log(`fetch tier overhead, ${SEQUENTIAL} sequential requests, ${THROUGHPUT_SECONDS} s throughput runs at concurrency ${CONCURRENCY}`);
-  if (MODES.includes('embedded')) {
-    const service = await startEmbedded({ engines: ['fetch'] });
-    await service.db.query('UPDATE organizations SET rate_limit_per_second = 1000000, concurrency_limit = 10000');
-    print('embedded (PGlite, in-process bus, one process)', await compare(page, service));
-    await service.stop();
-  }
+  const measureProcesses = async (title: string, service: ServiceProcesses) => {
+    try {
+      print(title, await compare(page, service));
+    } finally {
+      await service.stop();
+    }
+  };
+  if (MODES.includes('embedded')) await measureProcesses('embedded (`trawler all`: PGlite, in-process bus, one process)', await startEmbeddedProcess());
   if (MODES.includes('distributed')) {
     const service = await startDistributed();
     if (service === null) console.log('distributed: skipped, PostgreSQL or NATS not reachable');
-    else {
-      try {
-        print('distributed (PostgreSQL + NATS, gateway and fetch worker processes)', await compare(page, service));
-      } finally {
-        await service.stop();
-      }
-    }
+    else await measureProcesses('distributed (PostgreSQL + NATS, gateway and fetch worker processes)', service);
+  }
+  if (MODES.includes('in-process')) {
+    const service = await startEmbedded({ engines: ['fetch'] });
+    await service.db.query('UPDATE organizations SET rate_limit_per_second = 1000000, concurrency_limit = 10000');
+    print('in-process (the embedded service inside this process, in-memory PGlite)', await compare(page, service));
+    await service.stop();
   }
   await site.close();
 }
