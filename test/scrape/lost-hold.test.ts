@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../lib/store/accounts.js';
 import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { startHeldSite, type HeldSite } from '../support/held-site.js';
 import { until } from '../support/poll.js';
@@ -40,6 +41,24 @@ describe.skipIf(!available)('a credit hold lost before its settlement (docs/plat
     expect(await spent()).toBe(spentBefore);
     const entry = await fetch(`${service.url}/v1/requests/${response.headers.get('x-request-id')}`, authed(service.secret));
     expect(await entry.json()).toMatchObject({ credits_micro: 0, status: 'failed' });
+  });
+
+  it('frees the concurrency slot in the settlement: no lease is left, and scrapes one after another at limit 1 are admitted', async () => {
+    site.releaseAll();
+    await service.db.query('UPDATE organizations SET concurrency_limit = 1');
+    // Key lookups are cached: a new key reads the new limit.
+    const { secret } = await createApiKey(service.db, { projectId: service.projectId, name: 'one-slot', environment: 'live', scopes: ['scrape'] });
+    for (let i = 0; i < 3; i += 1) {
+      const response = await fetch(`${service.url}/v1/scrape`, jsonPost(secret, { url: site.url, cache: false }));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('concurrency-limit')).toBe('1');
+      const leases = await service.db.query<{ n: number }>('SELECT count(*)::int AS n FROM concurrency_slots');
+      expect(leases.rows[0].n).toBe(0);
+      const settled = await service.db.query<{ n: number }>('SELECT count(*)::int AS n FROM credit_reservations WHERE request_id = $1 AND settled_at IS NOT NULL', [
+        response.headers.get('x-request-id'),
+      ]);
+      expect(settled.rows[0].n).toBe(1);
+    }
   });
 });
 
