@@ -8,6 +8,13 @@ export interface ConcurrencySlot {
    * caller answered after it may send its next request at once without a spurious 429.
    */
   release(): Promise<void>;
+  /**
+   * The shared limiter's lease row (`concurrency_slots.holder`), which the scrape's settlement deletes in
+   * its own statement (lib/store/credits.ts); null when the slot is counted in memory.
+   */
+  readonly leaseHolder: string | null;
+  /** Says the lease row is gone (deleted by the caller's statement): `release` then writes nothing. */
+  leaseFreed(): void;
 }
 
 /** Concurrent requests per organization across its keys; a render holds a slot while it runs. */
@@ -40,6 +47,8 @@ export class MemoryConcurrencyLimiter implements ConcurrencyLimiter {
     return {
       limit,
       remaining: limit - used - 1,
+      leaseHolder: null,
+      leaseFreed: () => undefined,
       release: async () => {
         if (released) return;
         released = true;

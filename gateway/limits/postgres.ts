@@ -55,7 +55,13 @@ export class PostgresConcurrencyLimiter implements ConcurrencyLimiter {
       const claim = await claimSlot(this.db, organizationId, limit, holder, this.options.leaseMs);
       if (claim.slot !== null) {
         this.held.add(holder);
-        return { limit, remaining: Math.max(0, limit - claim.busy - 1), release: this.releaser(holder) };
+        return {
+          limit,
+          remaining: Math.max(0, limit - claim.busy - 1),
+          release: this.releaser(holder),
+          leaseHolder: holder,
+          leaseFreed: () => void this.held.delete(holder),
+        };
       }
       if (claim.candidates === 0) break;
     }

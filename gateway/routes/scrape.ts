@@ -58,6 +58,7 @@ async function handleScrape(context: GatewayContext, read: ReadParams, req: Requ
         principal,
         params,
         receivedAt: res.locals.receivedAt,
+        slot,
       });
     } finally {
       await slot.release();

@@ -7,6 +7,7 @@ import { reserveCredits, settleReservation, type Reservation } from '../../lib/s
 import { creditAccountOf } from '../auth/credit-account.js';
 import type { Principal } from '../auth/key-resolver.js';
 import type { GatewayContext } from '../context.js';
+import type { ConcurrencySlot } from '../limits/concurrency.js';
 import { readCache, writeCache } from './cache.js';
 import { newRecord, planScrape, runScrape, type ScrapeRecord } from './scrape-loop.js';
 
@@ -17,6 +18,8 @@ export interface ScrapeRequest {
   principal: Principal;
   params: ScrapeParams;
   receivedAt: number;
+  /** The request's concurrency slot: a shared one is freed by the settlement's own statement. */
+  slot: Pick<ConcurrencySlot, 'leaseHolder' | 'leaseFreed'> | null;
 }
 
 export interface ScrapeSucceeded extends ScrapeRecord {
@@ -69,21 +72,28 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
     const reservation = held.reservation;
     if (!reservation) throw new ServiceError('ERR::INTERNAL::ERROR', 'scrape ran without a reservation');
     // Nothing to settle means the hold was lost with a database crash (lib/store/credits.ts): not charged.
-    if (!(await settleReservation(context.db, reservation.id, record.chargedMicro, success.engine))) {
-      held.reservation = null;
+    const settled = await settleAndFree(context, request, reservation.id, record.chargedMicro, success.engine);
+    held.reservation = null;
+    if (!settled) {
       throw new ServiceError('ERR::INTERNAL::ERROR', 'the credit hold of this scrape was lost; nothing was charged');
     }
-    held.reservation = null;
     context.metrics.scrapes.inc({ engine: success.engine, outcome: 'success' });
     context.metrics.creditsCharged.inc({ engine: success.engine }, record.chargedMicro);
     return { ...record, result: success };
   } catch (error) {
     record.chargedMicro = 0;
-    if (held.reservation) await settleReservation(context.db, held.reservation.id, 0);
+    if (held.reservation) await settleAndFree(context, request, held.reservation.id, 0, null);
     const serviceError = error instanceof ServiceError ? error : new ServiceError('ERR::INTERNAL::ERROR', 'Scrape failed', { cause: error });
     context.metrics.scrapes.inc({ engine: record.engine ?? 'none', outcome: serviceError.code });
     throw new ScrapeFailed(withAttempts(serviceError, record), record);
   }
+}
+
+async function settleAndFree(context: GatewayContext, request: ScrapeRequest, reservationId: string, chargedMicro: number, engine: string | null): Promise<boolean> {
+  const leaseHolder = request.slot?.leaseHolder ?? null;
+  const settled = await settleReservation(context.db, reservationId, chargedMicro, engine, leaseHolder);
+  if (leaseHolder !== null) request.slot?.leaseFreed();
+  return settled;
 }
 
 /** A cache write failure never fails the scrape that produced the page: logged and counted. */

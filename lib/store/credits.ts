@@ -19,15 +19,42 @@ export interface Reservation {
 }
 
 /**
- * Holds `amountMicro` against the allowance month in one conditional UPDATE, so concurrent holds can
- * never together pass the allowance. Throws 402 QUOTA_EXCEEDED naming the reset date.
+ * Holds `amountMicro` against the allowance month, so concurrent holds can never together pass the
+ * allowance. Throws 402 QUOTA_EXCEEDED naming the reset date. On the embedded store the hold is kept
+ * in memory (memory-holds.ts) and costs no statement; on PostgreSQL it is `reserveStoredCredits`.
+ */
+export async function reserveCredits(
+  db: Db,
+  account: CreditAccount,
+  amountMicro: number,
+  requestId: string | null = null,
+  now = new Date(),
+): Promise<Reservation> {
+  if (!db.memoryHolds) return reserveStoredCredits(db, account, amountMicro, requestId, now);
+  const period = allowancePeriod(account.organizationCreatedAt, now);
+  const hold = {
+    id: newId(),
+    organizationId: account.organizationId,
+    periodStart: isoDate(period.start),
+    environment: account.environment,
+    projectId: account.projectId,
+    amountMicro,
+    requestId,
+    createdAt: now,
+  };
+  if (!(await db.memoryHolds.hold(hold, account.monthlyCreditsMicro))) throw quotaExceeded(period.end);
+  return { id: hold.id, amountMicro };
+}
+
+/**
+ * The hold as a reservation row: one conditional UPDATE of the period row and the row's insert.
  *
  * The hold commits without waiting for its WAL flush (docs/platform.md, "Performance"): the settlement
  * that follows commits synchronously, which flushes the hold too, and a hold a database crash lost
  * makes that settlement find nothing, which the caller must answer as a failure at 0 credits.
  */
-export async function reserveCredits(
-  db: Db,
+export async function reserveStoredCredits(
+  db: Queryable,
   account: CreditAccount,
   amountMicro: number,
   requestId: string | null = null,
@@ -45,13 +72,12 @@ export async function reserveCredits(
     );
     held = await holdIn(db, account, start, id, amountMicro, requestId);
   }
-  if (!held) {
-    throw new ServiceError(
-      'ERR::LIMIT::QUOTA_EXCEEDED',
-      `Monthly credit allowance exhausted; it resets on ${period.end.toISOString()}`,
-    );
-  }
+  if (!held) throw quotaExceeded(period.end);
   return { id, amountMicro };
+}
+
+function quotaExceeded(periodEnd: Date): ServiceError {
+  return new ServiceError('ERR::LIMIT::QUOTA_EXCEEDED', `Monthly credit allowance exhausted; it resets on ${periodEnd.toISOString()}`);
 }
 
 /** One statement: the conditional hold on the period row and the reservation row, atomically. */
@@ -80,27 +106,41 @@ async function holdIn(
 
 /**
  * Releases the hold and charges `chargedMicro` (at most the hold), in one statement. Settling twice
- * is a no-op, so a retried settlement never bills twice.
+ * is a no-op, so a retried settlement never bills twice. A hold kept in memory (embedded store) is
+ * written settled, group-committed with the settlements queued meanwhile; never inside a transaction.
+ * `leaseHolder` names a concurrency lease (lib/store/limits.ts) the same statement deletes, settled or
+ * not: the scrape's slot is freed with its settlement instead of by a statement of its own.
  */
 export async function settleReservation(
   db: Queryable,
   reservationId: string,
   chargedMicro: number,
   engine: string | null = null,
+  leaseHolder: string | null = null,
 ): Promise<boolean> {
-  const result = await db.query(
-    `WITH claimed AS (
+  const inMemory = db.memoryHolds?.settle(reservationId, chargedMicro, engine);
+  if (inMemory) return inMemory;
+  const claimed = `claimed AS (
        UPDATE credit_reservations SET settled_at = now(), charged_micro = LEAST($2::bigint, amount_micro), engine = $3
         WHERE id = $1 AND settled_at IS NULL
-        RETURNING organization_id, period_start, environment, amount_micro, charged_micro)
-     UPDATE credit_periods p
+        RETURNING organization_id, period_start, environment, amount_micro, charged_micro)`;
+  const moved = `UPDATE credit_periods p
         SET reserved_micro = p.reserved_micro - c.amount_micro, spent_micro = p.spent_micro + c.charged_micro
        FROM claimed c
-      WHERE p.organization_id = c.organization_id AND p.period_start = c.period_start AND p.environment = c.environment`,
-    [reservationId, chargedMicro, engine],
-    { name: 'credits_settle' },
+      WHERE p.organization_id = c.organization_id AND p.period_start = c.period_start AND p.environment = c.environment`;
+  if (leaseHolder === null) {
+    const result = await db.query(`WITH ${claimed} ${moved}`, [reservationId, chargedMicro, engine], { name: 'credits_settle' });
+    return result.rowCount > 0;
+  }
+  // Lock order (docs/batch.md "Lock order"): the hold, its period, then the lease row.
+  const result = await db.query<{ settled: number }>(
+    `WITH ${claimed}, moved AS (${moved} RETURNING 1),
+     freed AS (DELETE FROM concurrency_slots WHERE holder = $4 RETURNING 1)
+     SELECT (SELECT count(*) FROM moved)::int AS settled, (SELECT count(*) FROM freed)::int AS freed`,
+    [reservationId, chargedMicro, engine, leaseHolder],
+    { name: 'credits_settle_free_slot' },
   );
-  return result.rowCount > 0;
+  return result.rows[0].settled > 0;
 }
 
 /** Names the request that spent a batch item's hold (the item's latest attempt). */
@@ -139,11 +179,12 @@ export async function periodUsage(db: Queryable, account: CreditAccount, now = n
     [account.organizationId, isoDate(period.start), account.environment],
   );
   const row = result.rows[0];
+  const inMemory = db.memoryHolds?.heldIn({ organizationId: account.organizationId, periodStart: isoDate(period.start), environment: account.environment });
   return {
     periodStart: period.start.toISOString(),
     periodEnd: period.end.toISOString(),
     allowanceMicro: account.monthlyCreditsMicro,
-    reservedMicro: Number(row?.reserved_micro ?? 0),
+    reservedMicro: Number(row?.reserved_micro ?? 0) + (inMemory?.micro ?? 0),
     spentMicro: Number(row?.spent_micro ?? 0),
   };
 }

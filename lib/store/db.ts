@@ -1,3 +1,5 @@
+import type { MemoryHolds } from './memory-holds.js';
+
 /** The store's one dialect is PostgreSQL (DESIGN.md decision 1): a server through `pg`, or PGlite in-process. */
 export interface QueryResult<T> {
   rows: T[];
@@ -16,6 +18,8 @@ export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<T>>;
   /** Run a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
+  /** The embedded store only: scrape credit holds kept by the one process that owns it (memory-holds.ts). */
+  readonly memoryHolds?: MemoryHolds;
 }
 
 export interface Db extends Queryable {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite, types } from '@electric-sql/pglite';
 import type { Db, QueryOptions, QueryResult, Queryable } from './db.js';
+import { MemoryHolds } from './memory-holds.js';
 import { PglitePrepared } from './pglite-prepared.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 
@@ -8,6 +9,7 @@ import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 export class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
   private readonly prepared: PglitePrepared;
+  readonly memoryHolds: MemoryHolds = new MemoryHolds(this);
 
   private constructor(
     private readonly pg: PGlite,
@@ -45,8 +47,10 @@ export class PgliteDb implements Db {
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const memoryHolds = this.memoryHolds;
     return this.pg.transaction(async (tx) =>
       work({
+        memoryHolds,
         async query<R>(sql: string, params: unknown[] = []) {
           const result = await tx.query<R>(sql, params);
           return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
@@ -66,6 +70,7 @@ export class PgliteDb implements Db {
 
   async close(): Promise<void> {
     try {
+      await this.memoryHolds.drain();
       await this.pg.close();
     } finally {
       this.lock?.release();

@@ -53,7 +53,7 @@ export interface HoldTotals {
   open_micro: number;
 }
 
-/** Per-hold totals of one allowance month, to reconcile against the period's ledger row. */
+/** Per-hold totals of one allowance month (open holds kept in memory included), to reconcile against the period's ledger row. */
 export async function holdTotals(db: Queryable, organizationId: string, environment: KeyEnvironment, periodStart: string): Promise<HoldTotals> {
   const result = await db.query<HoldTotals>(
     `SELECT count(*) FILTER (WHERE settled_at IS NOT NULL)::bigint AS settled_count,
@@ -64,11 +64,12 @@ export async function holdTotals(db: Queryable, organizationId: string, environm
     [organizationId, environment, periodStart],
   );
   const row = result.rows[0];
+  const inMemory = db.memoryHolds?.heldIn({ organizationId, periodStart, environment }) ?? { count: 0, micro: 0 };
   return {
     settled_count: Number(row.settled_count),
     charged_micro: Number(row.charged_micro),
-    open_count: Number(row.open_count),
-    open_micro: Number(row.open_micro),
+    open_count: Number(row.open_count) + inMemory.count,
+    open_micro: Number(row.open_micro) + inMemory.micro,
   };
 }
 

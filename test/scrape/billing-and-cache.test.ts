@@ -180,8 +180,9 @@ describe('allowance', () => {
 });
 
 describe('holds left by a crash', () => {
+  // A store hold (PostgreSQL's kind; the embedded store keeps scrape holds in memory, which a crash drops).
   it('releases the hold of a crashed request at 0 credits once it expires, not before', async () => {
-    const { reserveCredits, releaseStaleReservations } = await import('../../lib/store/credits.js');
+    const { reserveStoredCredits, releaseStaleReservations } = await import('../../lib/store/credits.js');
     const account = {
       organizationId: service.organizationId,
       projectId: service.projectId,
@@ -190,7 +191,7 @@ describe('holds left by a crash', () => {
       environment: 'live' as const,
     };
     const spentBefore = await spentMicro();
-    const crashed = await reserveCredits(service.db, account, 3_000_000, 'crashed-request');
+    const crashed = await reserveStoredCredits(service.db, account, 3_000_000, 'crashed-request');
     const reserved = async () =>
       Number((await service.db.query<{ r: number }>("SELECT COALESCE(SUM(reserved_micro), 0) AS r FROM credit_periods WHERE environment = 'live'")).rows[0].r);
     expect(await reserved()).toBe(3_000_000);

@@ -1,21 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../lib/store/accounts.js';
 import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { startHeldSite, type HeldSite } from '../support/held-site.js';
 import { until } from '../support/poll.js';
+import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
 
 let service: EmbeddedService;
 let site: HeldSite;
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
 
-beforeAll(async () => {
-  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'] }), startHeldSite()]);
-});
-afterAll(async () => {
-  site?.releaseAll();
-  await service?.stop();
-  await site?.close();
-});
+const available = await distributedServicesAvailable();
 
-describe('a credit hold lost before its settlement (docs/platform.md, "Performance")', () => {
+// Holds live in the store on PostgreSQL only; the embedded store keeps them in memory (test/scrape/memory-holds.test.ts).
+describe.skipIf(!available)('a credit hold lost before its settlement (docs/platform.md, "Performance")', () => {
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'], databaseUrl: database.url }), startHeldSite()]);
+  });
+  afterAll(async () => {
+    site?.releaseAll();
+    await service?.stop();
+    await site?.close();
+    await database?.drop();
+  });
+
   it('answers the scrape as a failure at 0 credits, and the ledger and the request log agree', async () => {
     const spentBefore = await spent();
     const answer = fetch(`${service.url}/v1/scrape`, jsonPost(service.secret, { url: site.url, cache: false }));
@@ -33,6 +41,24 @@ describe('a credit hold lost before its settlement (docs/platform.md, "Performan
     expect(await spent()).toBe(spentBefore);
     const entry = await fetch(`${service.url}/v1/requests/${response.headers.get('x-request-id')}`, authed(service.secret));
     expect(await entry.json()).toMatchObject({ credits_micro: 0, status: 'failed' });
+  });
+
+  it('frees the concurrency slot in the settlement: no lease is left, and scrapes one after another at limit 1 are admitted', async () => {
+    site.releaseAll();
+    await service.db.query('UPDATE organizations SET concurrency_limit = 1');
+    // Key lookups are cached: a new key reads the new limit.
+    const { secret } = await createApiKey(service.db, { projectId: service.projectId, name: 'one-slot', environment: 'live', scopes: ['scrape'] });
+    for (let i = 0; i < 3; i += 1) {
+      const response = await fetch(`${service.url}/v1/scrape`, jsonPost(secret, { url: site.url, cache: false }));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('concurrency-limit')).toBe('1');
+      const leases = await service.db.query<{ n: number }>('SELECT count(*)::int AS n FROM concurrency_slots');
+      expect(leases.rows[0].n).toBe(0);
+      const settled = await service.db.query<{ n: number }>('SELECT count(*)::int AS n FROM credit_reservations WHERE request_id = $1 AND settled_at IS NOT NULL', [
+        response.headers.get('x-request-id'),
+      ]);
+      expect(settled.rows[0].n).toBe(1);
+    }
   });
 });
 

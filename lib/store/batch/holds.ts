@@ -19,7 +19,7 @@ export async function reserveItemHolds(db: Queryable, account: CreditAccount, ho
   const start = isoDate(period.start);
   const rows = holds.map((hold) => ({ id: newId(), amount: hold.amountMicro }));
   const total = rows.reduce((sum, row) => sum + row.amount, 0);
-  const hold = () =>
+  const hold = (allowanceMicro: number) =>
     db.query(
       `WITH held AS (
          UPDATE credit_periods SET reserved_micro = reserved_micro + $4
@@ -29,17 +29,25 @@ export async function reserveItemHolds(db: Queryable, account: CreditAccount, ho
        INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro)
        SELECT r.id, held.organization_id, $6, $2, $3, r.amount
          FROM held, jsonb_to_recordset($7::jsonb) AS r(id text, amount bigint)`,
-      [account.organizationId, start, account.environment, total, account.monthlyCreditsMicro, account.projectId, JSON.stringify(rows)],
+      [account.organizationId, start, account.environment, total, allowanceMicro, account.projectId, JSON.stringify(rows)],
     );
-  let result = await hold();
-  if (result.rowCount === 0) {
-    await db.query(
-      `INSERT INTO credit_periods (organization_id, period_start, environment) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-      [account.organizationId, start, account.environment],
-    );
-    result = await hold();
-  }
-  if (result.rowCount === 0) {
+  const holdAll = async (allowanceMicro: number) => {
+    let result = await hold(allowanceMicro);
+    if (result.rowCount === 0) {
+      await db.query(
+        `INSERT INTO credit_periods (organization_id, period_start, environment) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [account.organizationId, start, account.environment],
+      );
+      result = await hold(allowanceMicro);
+    }
+    return result.rowCount > 0;
+  };
+  // The embedded store keeps scrape holds in memory: this hold must leave room for them (lib/store/memory-holds.ts).
+  const key = { organizationId: account.organizationId, periodStart: start, environment: account.environment };
+  const held = db.memoryHolds
+    ? await db.memoryHolds.holdInStore(key, total, account.monthlyCreditsMicro, holdAll)
+    : await holdAll(account.monthlyCreditsMicro);
+  if (!held) {
     throw new ServiceError('ERR::LIMIT::QUOTA_EXCEEDED', `Monthly credit allowance cannot hold this batch; it resets on ${period.end.toISOString()}`);
   }
   return rows.map((row) => row.id);
