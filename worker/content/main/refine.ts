@@ -9,7 +9,7 @@ const MAX_DATE_LINE = 80;
 const MONTHS = 'jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t|tember)?|oct(ober)?|nov(ember)?|dec(ember)?';
 const DAYS = 'mon(day)?|tue(s|sday)?|wed(nesday)?|thu(rs|rsday)?|fri(day)?|sat(urday)?|sun(day)?';
 const DATE_WORDS = new RegExp(
-  `\\b(${MONTHS}|${DAYS}|[ap]\\.?m\\.?|gmt|utc|[ecmp][sd]t|et|bst|cet|ist|posted|published|updated|last|modified|first|on|at|date|time|today|yesterday)\\b|\\d[\\d:/.,-]*(st|nd|rd|th)?`,
+  `\\b(${MONTHS}|${DAYS}|[ap]\\.?m\\.?|gmt|utc|[ecmp][sd]t|et|bst|cet|ist|posted|published|updated?|last|modified|hrs|first|on|at|date|time|today|yesterday)\\b|\\d[\\d:/.,-]*(st|nd|rd|th|[ap]\\.?m\\.?)?`,
   'gi',
 );
 
@@ -21,12 +21,42 @@ export function isDateLine(text: string): boolean {
   return (text.replace(DATE_WORDS, ' ').match(/\p{L}{2,}/gu) ?? []).length === 0;
 }
 
-/** jusText's context-free "bad" paragraphs that survive in an article: link-heavy lines, copyright lines; and date lines outside cells. */
-function isNoise({ text, linked, owner }: Paragraph): boolean {
-  if (linked / text.length > MAX_LINK_DENSITY || text.includes('\u00a9')) return true;
+/** A paragraph this long (characters) is a sentence with links in it unless links are over half its text. */
+const LONG_PARAGRAPH = 100;
+const MAX_LONG_LINK_DENSITY = 0.5;
+/** Between two prose paragraphs (long, few links), a paragraph is prose unless links are over this share of it. */
+const MAX_CONTEXT_LINK_DENSITY = 0.7;
+
+function density({ text, linked }: Paragraph): number {
+  return linked / text.length;
+}
+
+function isProse(paragraph: Paragraph | undefined): boolean {
+  return paragraph !== undefined && paragraph.text.length >= LONG_PARAGRAPH && density(paragraph) <= MAX_LINK_DENSITY;
+}
+
+/**
+ * jusText's link-density test, context-sensitive as its classification of short paragraphs is: a
+ * long paragraph or one between two prose paragraphs is article text with inline links, up to a
+ * higher share of links.
+ */
+function isLinkNoise(paragraph: Paragraph, previous: Paragraph | undefined, next: Paragraph | undefined): boolean {
+  const share = density(paragraph);
+  if (share <= MAX_LINK_DENSITY) return false;
+  if (paragraph.text.length >= LONG_PARAGRAPH && share <= MAX_LONG_LINK_DENSITY) return false;
+  return !(share <= MAX_CONTEXT_LINK_DENSITY && isProse(previous) && isProse(next));
+}
+
+/** jusText's context-free "bad" paragraphs that survive in an article: copyright and rights lines; and date lines outside cells. */
+function isNoise({ text, owner }: Paragraph): boolean {
+  if (text.includes('\u00a9')) return true;
+  if (text.length < MAX_RIGHTS_LINE && RIGHTS.test(text)) return true;
   return !CELLS.has(owner.name) && isDateLine(text);
 }
 
+/** A short rights line ("Copyright 2008 The Associated Press. All rights reserved."): page furniture, like the © line. */
+const RIGHTS = /\bcopyright\b\W+(\w+\W+){0,6}\d{4}\b|\ball rights reserved\b|\(c\)\s*\d{4}/i;
+const MAX_RIGHTS_LINE = 150;
 /** A date in a table cell is data. */
 const CELLS = new Set(['td', 'th']);
 /** A clean-up that would take more than this share of the article's text is not applied: the page is a listing or a link hub. */
@@ -40,7 +70,10 @@ export function dropNoiseParagraphs(nodes: AnyNode[]): AnyNode[] {
   const root = new Element('div', {}, nodes);
   for (const node of nodes) node.parent = root;
   const list = paragraphs(root);
-  const noise = list.filter((paragraph) => paragraph.whole && !paragraph.heading && paragraph.owner !== root && isNoise(paragraph));
+  const noise = list.filter(
+    (paragraph, i) =>
+      paragraph.whole && !paragraph.heading && paragraph.owner !== root && (isNoise(paragraph) || isLinkNoise(paragraph, list[i - 1], list[i + 1])),
+  );
   const total = list.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
   const dropped = noise.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
   if (dropped <= total * MAX_DROPPED_SHARE) {
