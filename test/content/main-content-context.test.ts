@@ -69,3 +69,15 @@ describe('main content: context-sensitive paragraphs', () => {
     expect(isDateLine('Updated at 11:11am, the council said the vote would wait.')).toBe(false);
   });
 });
+
+describe('main content: the article starts at its headline', () => {
+  it('drops what the pick holds before the headline (a teaser of another story), keeps the rest', () => {
+    const page = `<html><head><title>Lifeboat called out twice in one day - Harbour Gazette</title></head><body>
+      <div class="story"><p>Elsewhere today</p><p>Our reporter spent a morning at the car pound to see how drivers get their clamped cars back, and what it costs them.</p><h3>Lifeboat called out twice in one day</h3>${STORY}</div></body></html>`;
+    const body = text(page);
+    expect(body.startsWith('Lifeboat called out twice in one day')).toBe(true);
+    expect(body).not.toContain('Elsewhere today');
+    expect(body).not.toContain('car pound');
+    expect(body).toContain('The station has asked visitors to check the tide tables');
+  });
+});

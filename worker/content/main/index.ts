@@ -68,8 +68,8 @@ export function selectMainContent(body: ParentNode, head: AnyNode[], headlines: 
     cleanArticle(article.content);
     articleText = normalised(article.content.textContent ?? '');
     if (articleText.length >= MIN_ARTICLE_CHARS || articleText.length >= chars(body.children) / 3) {
-      const nodes = withHeadline(article.content, articleText, chooseHeadline(headlines, articleText, article.title));
-      return { nodes: dropNoiseParagraphs(nodes), source: 'article' };
+      const headline = chooseHeadline(headlines, articleText, article.title);
+      return { nodes: dropNoiseParagraphs(withHeadline(article.content, articleText, headline), headline), source: 'article' };
     }
   }
   const prose = proseBlocks(body);

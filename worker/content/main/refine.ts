@@ -62,17 +62,40 @@ const CELLS = new Set(['td', 'th']);
 /** A clean-up that would take more than this share of the article's text is not applied: the page is a listing or a link hub. */
 const MAX_DROPPED_SHARE = 0.5;
 
+/** The headline is looked for among the paragraphs in this many characters of the article's opening. */
+const HEADLINE_OPENING = 400;
+
+/**
+ * Where the headline stands among the article's opening paragraphs (0 when it is not there): what
+ * comes before it in the pick (section names, breadcrumbs, the site's name, a date) is not the
+ * article's, as newspaper and trafilatura start the article at its title.
+ */
+function headlineIndex(list: Paragraph[], headline: string): number {
+  const wanted = headline.replace(/\s+/g, ' ').trim().toLowerCase();
+  if (wanted === '') return 0;
+  let seen = 0;
+  for (let i = 0; i < list.length && seen < HEADLINE_OPENING; i += 1) {
+    if (list[i].text.toLowerCase() === wanted) return i;
+    seen += list[i].text.length;
+  }
+  return 0;
+}
+
 /**
  * Paragraph-level clean-up of the chosen article, in jusText's segmentation (block tags and double
- * <br> end a paragraph): a paragraph that is the whole of its block and is noise goes with its block.
+ * <br> end a paragraph): a paragraph that is the whole of its block and is noise, or stands before
+ * the headline, goes with its block.
  */
-export function dropNoiseParagraphs(nodes: AnyNode[]): AnyNode[] {
+export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode[] {
   const root = new Element('div', {}, nodes);
   for (const node of nodes) node.parent = root;
   const list = paragraphs(root);
+  const start = headlineIndex(list, headline);
   const noise = list.filter(
     (paragraph, i) =>
-      paragraph.whole && !paragraph.heading && paragraph.owner !== root && (isNoise(paragraph) || isLinkNoise(paragraph, list[i - 1], list[i + 1])),
+      paragraph.whole &&
+      paragraph.owner !== root &&
+      (i < start || (!paragraph.heading && (isNoise(paragraph) || isLinkNoise(paragraph, list[i - 1], list[i + 1])))),
   );
   const total = list.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
   const dropped = noise.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
