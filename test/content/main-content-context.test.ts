@@ -81,3 +81,16 @@ describe('main content: the article starts at its headline', () => {
     expect(body).toContain('The station has asked visitors to check the tide tables');
   });
 });
+
+describe('main content: dates in tables', () => {
+  it('drops a date line in a layout table cell (alone in its row), keeps dates in a schedule table', () => {
+    const page = `<html><head><title>Lifeboat called out twice in one day</title></head><body><div class="story">
+      <h3>Lifeboat called out twice in one day</h3><table><tr><td>Monday, 13 January 2025, 10:46 GMT</td></tr><tr><td>${STORY}</td></tr></table>
+      <table><tr><th>Exercise</th><th>When</th></tr><tr><td>Harbour launch</td><td>Saturday, 18 January 2025</td></tr><tr><td>Cliff rescue</td><td>Sunday, 26 January 2025</td></tr></table>
+      </div></body></html>`;
+    const body = text(page);
+    expect(body).not.toContain('10:46 GMT');
+    expect(body).toContain('Saturday, 18 January 2025');
+    expect(body).toContain('The lifeboat crew was called out twice on Sunday');
+  });
+});

@@ -1,4 +1,5 @@
 import { Element, type AnyNode } from 'domhandler';
+import { flatText as textOf } from '../document.js';
 import { paragraphs, type Paragraph } from './paragraphs.js';
 
 /** jusText's link-density limit: a paragraph with more of its text in links is navigation. */
@@ -47,18 +48,25 @@ function isLinkNoise(paragraph: Paragraph, previous: Paragraph | undefined, next
   return !(share <= MAX_CONTEXT_LINK_DENSITY && isProse(previous) && isProse(next));
 }
 
-/** jusText's context-free "bad" paragraphs that survive in an article: copyright and rights lines; and date lines outside cells. */
+/** jusText's context-free "bad" paragraphs that survive in an article: copyright and rights lines; and date lines outside data cells. */
 function isNoise({ text, owner }: Paragraph): boolean {
   if (text.includes('\u00a9')) return true;
   if (text.length < MAX_RIGHTS_LINE && RIGHTS.test(text)) return true;
-  return !CELLS.has(owner.name) && isDateLine(text);
+  return !isDataCell(owner) && isDateLine(text);
 }
 
 /** A short rights line ("Copyright 2008 The Associated Press. All rights reserved."): page furniture, like the © line. */
 const RIGHTS = /\bcopyright\b\W+(\w+\W+){0,6}\d{4}\b|\ball rights reserved\b|\(c\)\s*\d{4}/i;
 const MAX_RIGHTS_LINE = 150;
-/** A date in a table cell is data. */
 const CELLS = new Set(['td', 'th']);
+
+/** A date in a cell beside other filled cells is data (a schedule); a cell alone in its row is page layout. */
+function isDataCell(owner: Element): boolean {
+  if (!CELLS.has(owner.name)) return false;
+  const row = owner.parent;
+  if (!row || !('children' in row)) return false;
+  return row.children.some((cell) => cell !== owner && cell instanceof Element && CELLS.has(cell.name) && textOf(cell).trim() !== '');
+}
 /** A clean-up that would take more than this share of the article's text is not applied: the page is a listing or a link hub. */
 const MAX_DROPPED_SHARE = 0.5;
 
