@@ -65,8 +65,9 @@ function isDataCell(owner: Element): boolean {
   if (!CELLS.has(owner.name)) return false;
   const row = owner.parent;
   if (!row || !('children' in row)) return false;
-  return row.children.some((cell) => cell !== owner && cell instanceof Element && CELLS.has(cell.name) && textOf(cell).trim() !== '');
+  return row.children.some((cell) => cell !== owner && cell.type === 'tag' && CELLS.has(cell.name) && textOf(cell).trim() !== '');
 }
+
 /** A clean-up that would take more than this share of the article's text is not applied: the page is a listing or a link hub. */
 const MAX_DROPPED_SHARE = 0.5;
 
