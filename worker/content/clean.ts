@@ -2,6 +2,7 @@ import type { Cheerio, CheerioAPI } from 'cheerio';
 import type { AnyNode, Element, ParentNode } from 'domhandler';
 import { flatText } from './document.js';
 import type { AttributeSet } from './main/dom.js';
+import { headlineSource } from './main/headline.js';
 import { selectMainContent } from './main/index.js';
 import { findElements, removeElements } from './walk.js';
 
@@ -49,29 +50,13 @@ function headEssentials($: CheerioAPI): AnyNode[] {
 }
 
 /**
- * The article's headline: the page's first h1 when the title Readability found names it (titles
- * carry the site's name beside it), else that title.
- */
-function headlineOf($: CheerioAPI): (title: string) => string {
-  const [first] = findElements($.root()[0], (element) => element.name === 'h1', undefined, 1);
-  const h1 = (first ? flatText(first) : '').replace(/\s+/g, ' ').trim();
-  const words = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return (title) => {
-    const titleWords = new Set(words(title));
-    const h1Words = words(h1);
-    const named = h1Words.length > 0 && (h1Words.every((word) => titleWords.has(word)) || h1.includes(title));
-    return named ? h1 : title;
-  };
-}
-
-/**
  * main_content_only: the article (or, on other pages, the prose) chosen by ./main/, in place of the
  * body. docs/content.md says how it is chosen.
  */
 export function keepMainContent($: CheerioAPI, attributes: AttributeSet): void {
   const body = contentRoot($);
-  const headline = headlineOf($);
-  const { nodes } = selectMainContent(body[0] as ParentNode, headEssentials($), headline, attributes);
+  const headlines = headlineSource($.root()[0]);
+  const { nodes } = selectMainContent(body[0] as ParentNode, headEssentials($), headlines, attributes);
   body.empty();
   body.append(nodes);
 }

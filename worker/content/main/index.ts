@@ -3,6 +3,7 @@ import { parseDocument } from 'htmlparser2';
 import { flatText } from '../document.js';
 import { readabilityArticle } from './article.js';
 import { buildPage, refillBody, type AttributeSet } from './dom.js';
+import { chooseHeadline, type HeadlineSource } from './headline.js';
 import { proseBlocks } from './fallback.js';
 import { cleanArticle } from './postclean.js';
 import { dropNoiseParagraphs } from './refine.js';
@@ -34,20 +35,6 @@ function chars(nodes: AnyNode[]): number {
   return nodes.reduce((sum, node) => sum + normalised(flatText(node)).length, 0);
 }
 
-/** "Headline - Site name", "Site | Section | Headline": the longest part is the headline. */
-function withoutSiteName(title: string): string {
-  const parts = title.split(/\s+[-|:\u00bb\u2013\u2014]\s+/).map((part) => part.trim()).filter((part) => part !== '');
-  if (parts.length < 2) return title;
-  const longest = parts.reduce((best, part) => (part.length > best.length ? part : best));
-  return longest.split(/\s+/).length >= 3 ? longest : title;
-}
-
-/** The headline chosen for the article: the page's h1 when the title names it, else the title without the site's name. */
-function articleHeadline(title: string, headline: (title: string) => string): string {
-  const chosen = headline(title);
-  return chosen === title ? withoutSiteName(title) : chosen;
-}
-
 /** Readability keeps the headline out of its content; the headline belongs to the article (`text`: its normalised text). */
 function withHeadline(article: Element, text: string, title: string): AnyNode[] {
   const headline = normalised(title);
@@ -69,7 +56,7 @@ function withHeadline(article: Element, text: string, title: string): AnyNode[] 
  * `attributes`: 'read' when the answer is markdown or text, whose writers read only some attributes
  * (fewer attribute nodes to build), 'all' for html.
  */
-export function selectMainContent(body: ParentNode, head: AnyNode[], headline: (title: string) => string, attributes: AttributeSet): MainContent {
+export function selectMainContent(body: ParentNode, head: AnyNode[], headlines: HeadlineSource, attributes: AttributeSet): MainContent {
   const shape = removeFurniture(body);
   if (shape.elements > READABILITY_BOUNDS.elements || shape.depth > READABILITY_BOUNDS.depth) {
     return { nodes: [...body.children], source: 'page' };
@@ -81,12 +68,12 @@ export function selectMainContent(body: ParentNode, head: AnyNode[], headline: (
     cleanArticle(article.content);
     articleText = normalised(article.content.textContent ?? '');
     if (articleText.length >= MIN_ARTICLE_CHARS || articleText.length >= chars(body.children) / 3) {
-      const nodes = withHeadline(article.content, articleText, articleHeadline(article.title, headline));
-      return { nodes: dropNoiseParagraphs(nodes), source: 'article' };
+      const headline = chooseHeadline(headlines, articleText, article.title);
+      return { nodes: dropNoiseParagraphs(withHeadline(article.content, articleText, headline), headline), source: 'article' };
     }
   }
   const prose = proseBlocks(body);
   if (chars(prose) > articleText.length) return { nodes: prose, source: 'baseline' };
-  if (article && articleText.length > 0) return { nodes: withHeadline(article.content, articleText, articleHeadline(article.title, headline)), source: 'article' };
+  if (article && articleText.length > 0) return { nodes: withHeadline(article.content, articleText, chooseHeadline(headlines, articleText, article.title)), source: 'article' };
   return { nodes: [...body.children], source: 'page' };
 }

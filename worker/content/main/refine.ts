@@ -1,4 +1,5 @@
 import { Element, type AnyNode } from 'domhandler';
+import { flatText as textOf } from '../document.js';
 import { paragraphs, type Paragraph } from './paragraphs.js';
 
 /** jusText's link-density limit: a paragraph with more of its text in links is navigation. */
@@ -9,7 +10,7 @@ const MAX_DATE_LINE = 80;
 const MONTHS = 'jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t|tember)?|oct(ober)?|nov(ember)?|dec(ember)?';
 const DAYS = 'mon(day)?|tue(s|sday)?|wed(nesday)?|thu(rs|rsday)?|fri(day)?|sat(urday)?|sun(day)?';
 const DATE_WORDS = new RegExp(
-  `\\b(${MONTHS}|${DAYS}|[ap]\\.?m\\.?|gmt|utc|[ecmp][sd]t|et|bst|cet|ist|posted|published|updated|last|modified|first|on|at|date|time|today|yesterday)\\b|\\d[\\d:/.,-]*(st|nd|rd|th)?`,
+  `\\b(${MONTHS}|${DAYS}|[ap]\\.?m\\.?|gmt|utc|[ecmp][sd]t|et|bst|cet|ist|posted|published|updated?|last|modified|hrs|first|on|at|date|time|today|yesterday)\\b|\\d[\\d:/.,-]*(st|nd|rd|th|[ap]\\.?m\\.?)?`,
   'gi',
 );
 
@@ -21,26 +22,90 @@ export function isDateLine(text: string): boolean {
   return (text.replace(DATE_WORDS, ' ').match(/\p{L}{2,}/gu) ?? []).length === 0;
 }
 
-/** jusText's context-free "bad" paragraphs that survive in an article: link-heavy lines, copyright lines; and date lines outside cells. */
-function isNoise({ text, linked, owner }: Paragraph): boolean {
-  if (linked / text.length > MAX_LINK_DENSITY || text.includes('\u00a9')) return true;
-  return !CELLS.has(owner.name) && isDateLine(text);
+/** A paragraph this long (characters) is a sentence with links in it unless links are over half its text. */
+const LONG_PARAGRAPH = 100;
+const MAX_LONG_LINK_DENSITY = 0.5;
+/** Between two prose paragraphs (long, few links), a paragraph is prose unless links are over this share of it. */
+const MAX_CONTEXT_LINK_DENSITY = 0.7;
+
+function density({ text, linked }: Paragraph): number {
+  return linked / text.length;
 }
 
-/** A date in a table cell is data. */
+function isProse(paragraph: Paragraph | undefined): boolean {
+  return paragraph !== undefined && paragraph.text.length >= LONG_PARAGRAPH && density(paragraph) <= MAX_LINK_DENSITY;
+}
+
+/**
+ * jusText's link-density test, context-sensitive as its classification of short paragraphs is: a
+ * long paragraph or one between two prose paragraphs is article text with inline links, up to a
+ * higher share of links.
+ */
+function isLinkNoise(paragraph: Paragraph, previous: Paragraph | undefined, next: Paragraph | undefined): boolean {
+  const share = density(paragraph);
+  if (share <= MAX_LINK_DENSITY) return false;
+  if (paragraph.text.length >= LONG_PARAGRAPH && share <= MAX_LONG_LINK_DENSITY) return false;
+  return !(share <= MAX_CONTEXT_LINK_DENSITY && isProse(previous) && isProse(next));
+}
+
+/** jusText's context-free "bad" paragraphs that survive in an article: copyright and rights lines; and date lines outside data cells. */
+function isNoise({ text, owner }: Paragraph): boolean {
+  if (text.includes('\u00a9')) return true;
+  if (text.length < MAX_RIGHTS_LINE && RIGHTS.test(text)) return true;
+  return !isDataCell(owner) && isDateLine(text);
+}
+
+/** A short rights line ("Copyright 2008 The Associated Press. All rights reserved."): page furniture, like the © line. */
+const RIGHTS = /\bcopyright\b\W+(\w+\W+){0,6}\d{4}\b|\ball rights reserved\b|\(c\)\s*\d{4}/i;
+const MAX_RIGHTS_LINE = 150;
 const CELLS = new Set(['td', 'th']);
+
+/** A date in a cell beside other filled cells is data (a schedule); a cell alone in its row is page layout. */
+function isDataCell(owner: Element): boolean {
+  if (!CELLS.has(owner.name)) return false;
+  const row = owner.parent;
+  if (!row || !('children' in row)) return false;
+  return row.children.some((cell) => cell !== owner && cell.type === 'tag' && CELLS.has(cell.name) && textOf(cell).trim() !== '');
+}
+
 /** A clean-up that would take more than this share of the article's text is not applied: the page is a listing or a link hub. */
 const MAX_DROPPED_SHARE = 0.5;
 
+/** The headline is looked for among the paragraphs in this many characters of the article's opening. */
+const HEADLINE_OPENING = 400;
+
+/**
+ * Where the headline stands among the article's opening paragraphs (0 when it is not there): what
+ * comes before it in the pick (section names, breadcrumbs, the site's name, a date) is not the
+ * article's, as newspaper and trafilatura start the article at its title.
+ */
+function headlineIndex(list: Paragraph[], headline: string): number {
+  const wanted = headline.replace(/\s+/g, ' ').trim().toLowerCase();
+  if (wanted === '') return 0;
+  let seen = 0;
+  for (let i = 0; i < list.length && seen < HEADLINE_OPENING; i += 1) {
+    if (list[i].text.toLowerCase() === wanted) return i;
+    seen += list[i].text.length;
+  }
+  return 0;
+}
+
 /**
  * Paragraph-level clean-up of the chosen article, in jusText's segmentation (block tags and double
- * <br> end a paragraph): a paragraph that is the whole of its block and is noise goes with its block.
+ * <br> end a paragraph): a paragraph that is the whole of its block and is noise, or stands before
+ * the headline, goes with its block.
  */
-export function dropNoiseParagraphs(nodes: AnyNode[]): AnyNode[] {
+export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode[] {
   const root = new Element('div', {}, nodes);
   for (const node of nodes) node.parent = root;
   const list = paragraphs(root);
-  const noise = list.filter((paragraph) => paragraph.whole && !paragraph.heading && paragraph.owner !== root && isNoise(paragraph));
+  const start = headlineIndex(list, headline);
+  const noise = list.filter(
+    (paragraph, i) =>
+      paragraph.whole &&
+      paragraph.owner !== root &&
+      (i < start || (!paragraph.heading && (isNoise(paragraph) || isLinkNoise(paragraph, list[i - 1], list[i + 1])))),
+  );
   const total = list.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
   const dropped = noise.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
   if (dropped <= total * MAX_DROPPED_SHARE) {

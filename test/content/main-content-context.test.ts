@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { chooseHeadline } from '../../worker/content/main/headline.js';
+import { isDateLine } from '../../worker/content/main/refine.js';
+import { processContent } from '../../worker/content/pipeline.js';
+import { htmlInput } from './helpers.js';
+
+const PAGE = readFileSync(new URL('./fixtures/article-context.html', import.meta.url), 'utf8');
+const STORY = [
+  '<p>The lifeboat crew was called out twice on Sunday, first to a yacht with a fouled propeller off the point and then to a walker cut off by the tide below the cliffs.</p>',
+  '<p>Both calls ended well: the yacht was towed into the harbour and the walker was lifted from the rocks and brought ashore at the slipway, cold but unhurt.</p>',
+  '<p>The station has asked visitors to check the tide tables before walking on the beach, as the water rises quickly along that stretch of the coast in winter.</p>',
+].join('');
+
+function text(html: string): string {
+  return processContent(htmlInput(html, 'https://news.example.org/2025/story', { response_format: 'text' })).body;
+}
+
+describe('main content: context-sensitive paragraphs', () => {
+  for (const format of ['markdown', 'text'] as const) {
+    it(`${format}: keeps paragraphs with inline links (long, or between prose), drops link lines, rights lines and date lines`, () => {
+      const body = processContent(htmlInput(PAGE, 'https://news.example.org/2025/pier', { response_format: format })).body;
+      for (const kept of [
+        'Councillors said that the',
+        'would pay for half of it',
+        'island operator',
+        "the engineers' report on the cracked piles",
+        'dispute over copyright of the timetable design',
+        'Work on the foundations is due to start',
+      ]) {
+        expect(body).toContain(kept);
+      }
+      for (const dropped of ['More local news', 'council minutes', 'All rights reserved', 'Last Updated', 'Harbour Gazette']) expect(body).not.toContain(dropped);
+    });
+  }
+
+  it('gives the headline the title names, not the section heading above it', () => {
+    const body = text(PAGE);
+    expect(body.startsWith('Council approves new ferry pier after two-year review')).toBe(true);
+    expect(body).not.toMatch(/^Local$/m);
+  });
+
+  it('reads a title element written after the head (old pages) for the headline', () => {
+    const page = `<html><head></head><body><title>Lifeboat called out twice in one day</title><div class="story">${STORY}</div></body></html>`;
+    expect(text(page).startsWith('Lifeboat called out twice in one day')).toBe(true);
+  });
+
+  it('puts no headline on top when the title names only the site', () => {
+    const page = `<html><head><title>Harbour Gazette Online</title></head><body><div class="story">${STORY}</div></body></html>`;
+    const body = text(page);
+    expect(body).not.toContain('Harbour Gazette Online');
+    expect(body).toContain('The lifeboat crew was called out twice on Sunday');
+  });
+
+  it('chooses the headline from the title and the headings', () => {
+    const article = 'the lifeboat crew was called out twice on sunday to a yacht and a walker cut off by the tide';
+    const named = { title: 'Gazette > News > Lifeboat called out twice', headings: ['News', 'Lifeboat called out twice', 'Most read'], h1s: ['News'] };
+    expect(chooseHeadline(named, article, '')).toBe('Lifeboat called out twice');
+    const inTitleOnly = { title: 'Lifeboat crew called out twice - Harbour Gazette', headings: ['Most read'], h1s: [] };
+    expect(chooseHeadline(inTitleOnly, article, '')).toBe('Lifeboat crew called out twice');
+    const siteOnly = { title: 'Harbour Gazette', headings: [], h1s: ['Lifeboat busy on Sunday'] };
+    expect(chooseHeadline(siteOnly, article, '')).toBe('Lifeboat busy on Sunday');
+    expect(chooseHeadline({ title: '', headings: [], h1s: [] }, article, 'Lifeboat called out twice')).toBe('Lifeboat called out twice');
+  });
+
+  it('reads times written against am/pm and "Last Update" lines as date lines', () => {
+    expect(isDateLine('Last Updated: 11:11am GMT 14/01/2025')).toBe(true);
+    expect(isDateLine('Last Update: 1/16 3:36 pm')).toBe(true);
+    expect(isDateLine('Updated at 11:11am, the council said the vote would wait.')).toBe(false);
+  });
+});
+
+describe('main content: the article starts at its headline', () => {
+  it('drops what the pick holds before the headline (a teaser of another story), keeps the rest', () => {
+    const page = `<html><head><title>Lifeboat called out twice in one day - Harbour Gazette</title></head><body>
+      <div class="story"><p>Elsewhere today</p><p>Our reporter spent a morning at the car pound to see how drivers get their clamped cars back, and what it costs them.</p><h3>Lifeboat called out twice in one day</h3>${STORY}</div></body></html>`;
+    const body = text(page);
+    expect(body.startsWith('Lifeboat called out twice in one day')).toBe(true);
+    expect(body).not.toContain('Elsewhere today');
+    expect(body).not.toContain('car pound');
+    expect(body).toContain('The station has asked visitors to check the tide tables');
+  });
+});
+
+describe('main content: dates in tables', () => {
+  it('drops a date line in a layout table cell (alone in its row), keeps dates in a schedule table', () => {
+    const page = `<html><head><title>Lifeboat called out twice in one day</title></head><body><div class="story">
+      <h3>Lifeboat called out twice in one day</h3><table><tr><td>Monday, 13 January 2025, 10:46 GMT</td></tr><tr><td>${STORY}</td></tr></table>
+      <table><tr><th>Exercise</th><th>When</th></tr><tr><td>Harbour launch</td><td>Saturday, 18 January 2025</td></tr><tr><td>Cliff rescue</td><td>Sunday, 26 January 2025</td></tr></table>
+      </div></body></html>`;
+    const body = text(page);
+    expect(body).not.toContain('10:46 GMT');
+    expect(body).toContain('Saturday, 18 January 2025');
+    expect(body).toContain('The lifeboat crew was called out twice on Sunday');
+  });
+});
