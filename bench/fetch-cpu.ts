@@ -90,7 +90,7 @@ async function main(): Promise<void> {
   const site = await startTargetSite();
   const page = `${site.origin}/static/article.html`;
   if (MODES.includes('embedded')) {
-    const service = await startEmbedded({ engines: ['fetch'] });
+    const service = await startEmbedded({ engines: ['fetch'], checkBusMessages: false });
     await service.db.query('UPDATE organizations SET rate_limit_per_second = 1000000, concurrency_limit = 10000');
     const { direct, viaApi } = fetchTierRequests(page, service);
     console.log('embedded:');
