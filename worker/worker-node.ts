@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { decodeJson, encodeJson, type Bus, type BusSubscription } from '../lib/bus/bus.js';
+import { encodeJson, type Bus, type BusSubscription, type Decoded } from '../lib/bus/bus.js';
 import { ServiceError } from '../lib/errors/index.js';
 import { newId } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
@@ -15,6 +15,7 @@ import {
   WORKER_PROBE_SUBJECT,
   engineQueueGroup,
   scrapeSubject,
+  type ScrapeJob,
   type ScrapeResult,
   type WorkerHeartbeat,
 } from '../lib/protocol/index.js';
@@ -60,7 +61,7 @@ export class WorkerNode {
   async start(): Promise<void> {
     const { bus, engine } = this.options;
     await engine.start();
-    this.jobs = bus.serve(scrapeSubject(engine.name), engineQueueGroup(engine.name), (payload) => this.handle(payload), this.id);
+    this.jobs = bus.serveJson(scrapeSubject(engine.name), engineQueueGroup(engine.name), ScrapeJobSchema, (message) => this.handle(message), this.id);
     this.probes = bus.subscribe(WORKER_PROBE_SUBJECT, () => this.announce());
     this.announce();
     this.heartbeatTimer = setInterval(() => this.announce(), this.options.heartbeatIntervalMs);
@@ -104,14 +105,13 @@ export class WorkerNode {
     this.options.bus.publish(WORKER_HEARTBEAT_SUBJECT, encodeJson(heartbeat));
   }
 
-  private async handle(payload: Uint8Array): Promise<Uint8Array> {
-    const parsed = ScrapeJobSchema.safeParse(decodeJson(payload));
-    if (!parsed.success) {
+  private async handle(message: Decoded<ScrapeJob>): Promise<ScrapeResult> {
+    if (!message.ok) {
       // A gateway and a worker of different versions disagreeing on the job: say where.
-      this.options.logger.error({ worker_id: this.id, issues: parsed.error.issues.slice(0, 5) }, 'malformed job on the bus');
-      return encodeJson(this.refusal(new ServiceError('ERR::INTERNAL::ERROR', 'Malformed job on the bus')));
+      this.options.logger.error({ worker_id: this.id, issues: message.issues.slice(0, 5) }, 'malformed job on the bus');
+      return this.refusal(new ServiceError('ERR::INTERNAL::ERROR', 'Malformed job on the bus'));
     }
-    const job = parsed.data;
+    const job = message.value;
     const logger = this.options.logger.child({ request_id: job.request_id, worker_id: this.id });
     this.inFlight += 1;
     this.metrics.inFlight.set({ engine: job.engine }, this.inFlight);
@@ -126,7 +126,7 @@ export class WorkerNode {
       this.metrics.jobs.inc({ engine: job.engine, outcome });
       this.metrics.duration.observe({ engine: job.engine }, (Date.now() - started) / 1000);
       logger.info({ outcome, ms: Date.now() - started }, 'job finished');
-      return encodeJson(result);
+      return result;
     } finally {
       release();
       clearTimeout(timer);

@@ -1,4 +1,4 @@
-import { BusError, decodeJson, encodeJson, type Bus } from '../../lib/bus/bus.js';
+import { BusError, type Bus } from '../../lib/bus/bus.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { ScrapeResultSchema, scrapeSubject, type ScrapeJob, type ScrapeResult } from '../../lib/protocol/index.js';
 import type { WorkerDirectory } from '../membership.js';
@@ -18,16 +18,15 @@ export async function dispatchJob(bus: Bus, directory: WorkerDirectory, job: Scr
     if (responder && !directory.isLive(responder)) abort.abort();
   }, LIVENESS_CHECK_MS);
   try {
-    const reply = await bus.request(scrapeSubject(job.engine), encodeJson(job), {
+    const reply = await bus.requestJson(scrapeSubject(job.engine), job, ScrapeResultSchema, {
       timeoutMs: job.budget_ms + REPLY_SLACK_MS,
       signal: abort.signal,
       onAccepted: (id) => {
         responder = id;
       },
     });
-    const parsed = ScrapeResultSchema.safeParse(decodeJson(reply));
-    if (!parsed.success) throw new ServiceError('ERR::INTERNAL::ERROR', 'Worker sent a malformed result');
-    return parsed.data;
+    if (!reply.ok) throw new ServiceError('ERR::INTERNAL::ERROR', 'Worker sent a malformed result');
+    return reply.value;
   } catch (error) {
     if (error instanceof ServiceError) throw error;
     if (error instanceof BusError) throw busFailure(error, job, abort.signal.aborted);

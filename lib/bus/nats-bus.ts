@@ -12,7 +12,19 @@ import {
   type NatsError,
   type Subscription,
 } from 'nats';
-import { BusError, type Bus, type BusSubscription, type MessageHandler, type RequestHandler, type RequestOptions } from './bus.js';
+import type { z } from 'zod';
+import {
+  BusError,
+  decodeWith,
+  encodeJson,
+  type Bus,
+  type BusSubscription,
+  type Decoded,
+  type JsonHandler,
+  type MessageHandler,
+  type RequestHandler,
+  type RequestOptions,
+} from './bus.js';
 
 const LENGTH_HEADER = 'Trawler-Length';
 const FAILURE_HEADER = 'Trawler-Failure';
@@ -106,6 +118,14 @@ export class NatsBus implements Bus {
       throw new BusError('incomplete', `reply on ${subject} arrived with ${whole.length} of ${expected} bytes`);
     }
     return whole;
+  }
+
+  async requestJson<T>(subject: string, value: unknown, reply: z.ZodType<T>, options: RequestOptions): Promise<Decoded<T>> {
+    return decodeWith(reply, await this.request(subject, encodeJson(value), options));
+  }
+
+  serveJson<T>(subject: string, queueGroup: string, request: z.ZodType<T>, handler: JsonHandler<T>, responderId: string): BusSubscription {
+    return this.serve(subject, queueGroup, async (payload) => encodeJson(await handler(decodeWith(request, payload))), responderId);
   }
 
   serve(subject: string, queueGroup: string, handler: RequestHandler, responderId: string): BusSubscription {

@@ -21,7 +21,7 @@ const onError = () => undefined;
 
 describe.skipIf(!available)('limits shared by two gateway replicas on one PostgreSQL', () => {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true', HEARTBEAT_INTERVAL_MS: '200' });
-  const bus = new MemoryBus();
+  const bus = new MemoryBus({ checkMessages: true });
   const stores: Db[] = [];
   const gateways: RunningGateway[] = [];
   let database: { url: string; drop(): Promise<void> };

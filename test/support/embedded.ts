@@ -38,6 +38,8 @@ export interface EmbeddedOptions {
   databaseUrl?: string;
   batchHooks?: DispatcherHooks;
   limits?: GatewayLimits;
+  /** The in-process bus checks every job and result as NATS would (default); benches measure without, as `trawler serve` runs. */
+  checkBusMessages?: boolean;
 }
 
 export async function startEmbedded(options: EmbeddedOptions = {}): Promise<EmbeddedService> {
@@ -59,7 +61,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   if (!created) throw new Error('fresh store was not empty');
   const logger = createLogger('test', (process.env.TEST_LOG_LEVEL ?? 'silent') as 'silent');
   const registry = createRegistry('test');
-  const bus = new MemoryBus();
+  const bus = new MemoryBus({ checkMessages: options.checkBusMessages ?? true });
   const engines = options.engines ?? ['fetch'];
   const workers = engines.length > 0 ? await startWorkers({ config, bus, logger, registry, version: 'test' }, engines) : null;
   const gateway = await startGateway({ config, db, bus, logger, registry, version: 'test', limits: options.limits, batchHooks: options.batchHooks });

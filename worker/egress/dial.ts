@@ -37,7 +37,8 @@ function targetConnectError(error: unknown, where: string): ServiceError {
 /** Opens a TCP connection, bounded by the connect timeout and the caller's abort signal. */
 function openTcp(host: string, port: number, signal: AbortSignal): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host, port });
+    // Bytes are piped as they come: Nagle would hold back the small writes of a request.
+    const socket = net.connect({ host, port, noDelay: true });
     const fail = (error: unknown): void => {
       cleanup();
       socket.destroy();

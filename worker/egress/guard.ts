@@ -1,10 +1,11 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import { ServiceError, type TimelineStep } from '../../lib/errors/index.js';
 import { bareHost, checkProxyUrl, checkTargetUrl, type EgressPolicy, type LookupFn } from '../../lib/egress/policy.js';
 import { dial } from './dial.js';
 import { LeaseRecord, type EgressLease } from './lease.js';
+import { SocksReply, socksReplyFor, startSocksServer } from './socks-server.js';
 import { upstreamAgent } from './upstream-agent.js';
 
 export type { EgressLease, BlockedDestination } from './lease.js';
@@ -70,30 +71,49 @@ export class EgressGuard {
   private readonly agents = new Map<LeaseRecord, http.Agent>();
   private readonly clients = new Set<Socket>();
 
+  private readonly server = http.createServer();
+  /** The SOCKS5 listener for direct traffic; started with the HTTP one. */
+  private socks: Server | null = null;
+  private ports = { http: 0, socks: 0 };
+
   private constructor(
-    private readonly server: http.Server,
-    readonly port: number,
     private readonly policy: EgressPolicy,
     private readonly lookup: LookupFn | undefined,
   ) {
-    server.on('connection', (socket: Socket) => {
-      this.clients.add(socket);
-      socket.once('close', () => this.clients.delete(socket));
-    });
+    const server = this.server;
+    server.on('connection', (socket: Socket) => this.trackClient(socket));
     server.on('request', (req, res) => void this.handleRequest(req, res));
     server.on('connect', (req, socket, head) => void this.handleTunnel(req, socket, head, 'connect'));
     server.on('upgrade', (req, socket, head) => void this.handleTunnel(req, socket, head, 'upgrade'));
   }
 
   static async start(options: { policy: EgressPolicy; lookup?: LookupFn }): Promise<EgressGuard> {
-    const server = http.createServer();
+    const guard = new EgressGuard(options.policy, options.lookup);
+    const server = guard.server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
     });
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('egress guard has no TCP address');
-    return new EgressGuard(server, address.port, options.policy, options.lookup);
+    const socks = await startSocksServer({
+      authenticate: (username, password) => guard.leaseFor(username, password),
+      connect: (lease, host, port, client, reply) => guard.handleSocks(lease as LeaseRecord, host, port, client, reply),
+    });
+    socks.server.on('connection', (socket: Socket) => guard.trackClient(socket));
+    guard.socks = socks.server;
+    guard.ports = { http: address.port, socks: socks.port };
+    return guard;
+  }
+
+  /** The HTTP forward-proxy port (caller proxies, browsers, undici). */
+  get port(): number {
+    return this.ports.http;
+  }
+
+  private trackClient(socket: Socket): void {
+    this.clients.add(socket);
+    socket.once('close', () => this.clients.delete(socket));
   }
 
   /**
@@ -103,7 +123,7 @@ export class EgressGuard {
   lease(options: { requestId: string; upstreamProxy: string | null; reusable?: boolean }): EgressLease {
     if (options.reusable && options.upstreamProxy === null) return this.reusableLease(options.requestId);
     const upstream = options.upstreamProxy === null ? null : checkProxyUrl(options.upstreamProxy, this.policy);
-    const record = new LeaseRecord(options.requestId, upstream, this.port, (done) => this.leases.delete(done.username));
+    const record = new LeaseRecord(options.requestId, upstream, this.ports, (done) => this.leases.delete(done.username));
     this.leases.set(record.username, record);
     return record;
   }
@@ -111,7 +131,7 @@ export class EgressGuard {
   private reusableLease(requestId: string): LeaseRecord {
     const kept = this.idle.pop();
     if (kept) return kept.checkOut(requestId);
-    const record = new LeaseRecord(requestId, null, this.port, (done) => this.keepIdle(done), true);
+    const record = new LeaseRecord(requestId, null, this.ports, (done) => this.keepIdle(done), true);
     this.leases.set(record.username, record);
     return record;
   }
@@ -130,7 +150,10 @@ export class EgressGuard {
   async close(): Promise<void> {
     for (const agent of this.agents.values()) agent.destroy();
     for (const socket of this.clients) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await Promise.all([
+      new Promise<void>((resolve) => this.server.close(() => resolve())),
+      new Promise<void>((resolve) => (this.socks ? this.socks.close(() => resolve()) : resolve())),
+    ]);
   }
 
   /** The lease's own keep-alive agent; its new connections are dialled (and checked) by open(). */
@@ -150,8 +173,52 @@ export class EgressGuard {
     const decoded = Buffer.from(match[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon === -1) return null;
-    const lease = this.leases.get(decoded.slice(0, colon));
-    return lease && lease.active && lease.passwordMatches(decoded.slice(colon + 1)) ? lease : null;
+    return this.leaseFor(decoded.slice(0, colon), decoded.slice(colon + 1));
+  }
+
+  /** The lease a request holds now under these credentials, or null. */
+  private leaseFor(username: string, password: string): LeaseRecord | null {
+    const lease = this.leases.get(username);
+    return lease && lease.active && lease.passwordMatches(password) ? lease : null;
+  }
+
+  /** A reset from the target, reported to the use of the lease that opened the connection. */
+  private watchReset(lease: LeaseRecord, use: number, upstream: Socket, host: string): void {
+    upstream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNRESET' && lease.isCurrent(use)) {
+        lease.recordFailure(new ServiceError('ERR::UPSTREAM::CONNECTION_RESET', `${host} reset the connection`));
+      }
+    });
+  }
+
+  /**
+   * A SOCKS5 CONNECT: the same checked open as a CONNECT tunnel, then bytes only. A refusal is
+   * recorded on the lease by open(), where the engine reads it; the SOCKS reply carries only a code.
+   */
+  private async handleSocks(lease: LeaseRecord, host: string, port: number, client: Socket, reply: (code: number) => void): Promise<void> {
+    const use = lease.use;
+    const abort = new AbortController();
+    client.once('close', () => abort.abort());
+    let target: URL;
+    try {
+      target = new URL(`http://${host.includes(':') ? `[${host}]` : host}:${port}/`);
+    } catch {
+      lease.recordFailure(new ServiceError('ERR::SECURITY::INVALID_URL', `${host} is not a valid host name`));
+      return reply(SocksReply.notAllowed);
+    }
+    let upstream: Socket;
+    try {
+      upstream = await this.open(lease, target, abort.signal);
+    } catch (caught) {
+      return reply(socksReplyFor(asServiceError(caught)));
+    }
+    if (client.destroyed) {
+      upstream.destroy();
+      return;
+    }
+    this.watchReset(lease, use, upstream, `${host}:${port}`);
+    reply(SocksReply.granted);
+    pipeBoth(client, upstream);
   }
 
   /** Statically checks then dials the destination, recording any refusal on the lease. */
@@ -210,11 +277,7 @@ export class EgressGuard {
       upstream.destroy();
       return;
     }
-    upstream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ECONNRESET' && lease.isCurrent(use)) {
-        lease.recordFailure(new ServiceError('ERR::UPSTREAM::CONNECTION_RESET', `${target.host} reset the connection`));
-      }
-    });
+    this.watchReset(lease, use, upstream, target.host);
     if (kind === 'connect') {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     } else {

@@ -12,6 +12,11 @@ export interface BlockedDestination {
 export interface EgressLease {
   /** `http://user:pass@127.0.0.1:port`, for clients that take a proxy URL (impit, undici). */
   proxyUrl: string;
+  /**
+   * `socks5h://user:pass@127.0.0.1:port` for direct traffic (the guard resolves the name), null with
+   * a caller proxy, which goes through the HTTP listener (docs/ssrf.md, "SOCKS5 listener").
+   */
+  socksUrl: string | null;
   /** Playwright's per-context proxy option shape. */
   server: string;
   username: string;
@@ -36,6 +41,7 @@ export class LeaseRecord implements EgressLease {
   readonly username: string;
   readonly password: string;
   readonly proxyUrl: string;
+  readonly socksUrl: string | null;
   readonly server: string;
   private firstFailure: ServiceError | null = null;
   private readonly blockedList: BlockedDestination[] = [];
@@ -53,14 +59,15 @@ export class LeaseRecord implements EgressLease {
   constructor(
     public requestId: string,
     readonly upstreamProxy: URL | null,
-    port: number,
+    ports: { http: number; socks: number },
     private readonly onRelease: (lease: LeaseRecord) => void,
     readonly reusable = false,
   ) {
     this.username = `lease-${randomBytes(6).toString('hex')}`;
     this.password = randomBytes(18).toString('base64url');
-    this.server = `http://127.0.0.1:${port}`;
-    this.proxyUrl = `http://${this.username}:${this.password}@127.0.0.1:${port}`;
+    this.server = `http://127.0.0.1:${ports.http}`;
+    this.proxyUrl = `http://${this.username}:${this.password}@127.0.0.1:${ports.http}`;
+    this.socksUrl = upstreamProxy === null ? `socks5h://${this.username}:${this.password}@127.0.0.1:${ports.socks}` : null;
   }
 
   passwordMatches(candidate: string): boolean {

@@ -7,6 +7,7 @@ import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { Engine, EngineContext, RawPage } from '../engine.js';
 import type { EgressGuard } from '../egress/guard.js';
 import { detectChallenge } from '../challenge/detect.js';
+import { deadline } from './deadline.js';
 import { DEFAULT_MAX_BODY_BYTES, decodeText, isTextual, mediaTypeOf } from './body.js';
 import { HINTS, TRANSIENT_CODES } from './errors.js';
 import type { HttpClient } from './hop.js';
@@ -73,7 +74,8 @@ export class FetchEngine implements Engine {
       bytes: { in: 0, out: 0 },
       proxy: { source: 'direct', endpoint: null, country: null },
     };
-    const overall = AbortSignal.any([context.signal, AbortSignal.timeout(Math.max(1, job.budget_ms))]);
+    const budget = deadline(context.signal, Math.max(1, job.budget_ms));
+    const overall = budget.signal;
     try {
       const target = checkTargetUrl(params.url, this.options.policy);
       if (params.proxy !== null) {
@@ -87,6 +89,8 @@ export class FetchEngine implements Engine {
       return cookies && job.session ? { ...page, session: await cookies.stateAfter(job.session) } : page;
     } catch (caught) {
       throw this.withDiagnostics(toServiceError(caught), state);
+    } finally {
+      budget.dispose();
     }
   }
 
@@ -119,7 +123,8 @@ export class FetchEngine implements Engine {
       const remaining = state.budgetMs - (performance.now() - state.started);
       // An attempt that may be followed by another gets part of the budget, so a hang can still be retried.
       const timeoutMs = Math.max(1, Math.round(n < maxAttempts ? Math.max(remaining * 0.6, Math.min(remaining, 2_000)) : remaining));
-      const signal = AbortSignal.any([overall, AbortSignal.timeout(timeoutMs)]);
+      const attempt = deadline(overall, timeoutMs);
+      const signal = attempt.signal;
       // Each redirect hop adds its own abort listener to this one signal.
       setMaxListeners(4 * (this.maxRedirects + 2), signal);
       const attemptStarted = performance.now();
@@ -152,6 +157,8 @@ export class FetchEngine implements Engine {
         const left = state.budgetMs - (performance.now() - state.started);
         const retry = n < maxAttempts && TRANSIENT_CODES.has(error.code) && !overall.aborted && left >= MIN_RETRY_BUDGET_MS;
         if (!retry) throw error;
+      } finally {
+        attempt.dispose();
       }
     }
   }

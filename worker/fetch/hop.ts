@@ -10,7 +10,7 @@ export interface HopRequest {
    * The guard lease: where to send traffic and how to authenticate. `reusable` leases keep their
    * credentials across requests, so a client made for them is kept with its connections.
    */
-  proxy: { url: string; server: string; username: string; password: string; reusable: boolean };
+  proxy: { url: string; socksUrl: string | null; server: string; username: string; password: string; reusable: boolean };
   signal: AbortSignal;
   timeoutMs: number;
   maxBodyBytes: number;

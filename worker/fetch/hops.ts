@@ -83,7 +83,7 @@ export async function followHops(request: HopsRequest): Promise<FetchedPage> {
         url: url.href,
         method,
         headers: request.cookies ? await withJarCookies(headers, url, request.cookies) : headers,
-        proxy: { url: lease.proxyUrl, server: lease.server, username: lease.username, password: lease.password, reusable: lease.reusable },
+        proxy: { url: lease.proxyUrl, socksUrl: lease.socksUrl, server: lease.server, username: lease.username, password: lease.password, reusable: lease.reusable },
         signal: request.signal,
         timeoutMs: request.timeoutMs,
         maxBodyBytes: request.maxBodyBytes,

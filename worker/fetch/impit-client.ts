@@ -51,7 +51,8 @@ export class ImpitClient implements HttpClient {
   private clientFor(proxy: HopRequest['proxy']): Impit {
     const kept = proxy.reusable ? this.kept.get(proxy.url) : undefined;
     if (kept) return kept;
-    const impit = new Impit({ browser: IMPIT_BROWSER, proxyUrl: proxy.url, followRedirects: false });
+    // Direct traffic takes the guard's SOCKS5 listener: it checks, dials, then only pipes bytes.
+    const impit = new Impit({ browser: IMPIT_BROWSER, proxyUrl: proxy.socksUrl ?? proxy.url, followRedirects: false });
     if (proxy.reusable) {
       // The guard keeps a bounded number of leases; a client for one it dropped is never asked for again.
       if (this.kept.size >= MAX_KEPT_CLIENTS) this.kept.delete(this.kept.keys().next().value ?? '');
