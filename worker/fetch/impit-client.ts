@@ -18,20 +18,38 @@ async function* iterate(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint
   }
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** impit's error classes are declared in its types but not exported by its module: known by name. */
+function isRemoteProtocolError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'RemoteProtocolError';
+}
+
 /** impersonate=true: Chrome's fingerprint via impit, which also undoes gzip, deflate, br and zstd. */
 export class ImpitClient implements HttpClient {
   /** One client per reusable guard lease, kept with its connections; a lease serves one request at a time. */
   private readonly kept = new Map<string, Impit>();
 
   async send(request: HopRequest): Promise<HopResponse> {
+    const reused = request.proxy.reusable && this.kept.has(request.proxy.url);
     const impit = this.clientFor(request.proxy);
-    const response = await impit.fetch(request.url, {
-      method: request.method,
-      headers: request.headers,
-      signal: request.signal,
-      redirect: 'manual',
-      timeout: request.timeoutMs,
-    });
+    const fetchOnce = () =>
+      impit.fetch(request.url, {
+        method: request.method,
+        headers: request.headers,
+        signal: request.signal,
+        redirect: 'manual',
+        timeout: request.timeoutMs,
+      });
+    let response: Awaited<ReturnType<Impit['fetch']>>;
+    try {
+      response = await fetchOnce();
+    } catch (error) {
+      // A kept connection the server closed as the request went out (its keep-alive timeout): browsers
+      // send a safe request again on a new connection, which the guard dials and checks like any other.
+      if (!reused || !SAFE_METHODS.has(request.method) || !isRemoteProtocolError(error) || request.signal.aborted) throw error;
+      response = await fetchOnce();
+    }
     const entries: Array<[string, string]> = [];
     response.headers.forEach((value, name) => entries.push([name, value]));
     const headers = headersToRecord(entries);
