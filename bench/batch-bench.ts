@@ -5,8 +5,11 @@
  * and NATS answer on loopback, distributed (gateway and fetch worker processes from dist/: build first).
  *
  *   npx tsx bench/batch-bench.ts [--pages 2000] [--concurrency 50] [--modes embedded,distributed]
+ *
+ * BENCH_PROFILE=file.cpuprofile profiles this process's main thread over the embedded Trawler job.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -48,7 +51,13 @@ const call = async (api: Api, path: string, body?: unknown): Promise<Record<stri
 };
 
 /** Submission to terminal job, items per second; every item must have succeeded. */
-async function trawlerItemsPerSecond(api: Api, urls: string[]): Promise<number> {
+async function trawlerItemsPerSecond(api: Api, urls: string[], profileTo?: string): Promise<number> {
+  const profiler = profileTo ? new Session() : null;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
   const began = performance.now();
   const job = await call(api, '/v1/batch', { urls, concurrency: CONCURRENCY, cache: false });
   for (;;) {
@@ -57,6 +66,11 @@ async function trawlerItemsPerSecond(api: Api, urls: string[]): Promise<number> 
       const seconds = (performance.now() - began) / 1000;
       const counts = state.counts ?? state;
       if (state.status !== 'completed') throw new Error(`batch job ended ${String(state.status)}: ${JSON.stringify(counts)}`);
+      if (profiler) {
+        const { profile } = await profiler.post('Profiler.stop');
+        writeFileSync(profileTo!, JSON.stringify(profile));
+        profiler.disconnect();
+      }
       return urls.length / seconds;
     }
     // A job's progress counts its items: polled like a client would, not so often that it is the load.
@@ -153,7 +167,9 @@ async function main(): Promise<void> {
         console.log('distributed: PostgreSQL or NATS not reachable on loopback, skipped');
         continue;
       }
-      const trawler = await (mode === 'embedded' ? withEmbedded : withDistributed)((api) => trawlerItemsPerSecond(api, urls));
+      const trawler = await (mode === 'embedded' ? withEmbedded : withDistributed)((api) =>
+        trawlerItemsPerSecond(api, urls, mode === 'embedded' ? process.env.BENCH_PROFILE : undefined),
+      );
       const crawlee = await crawleeItemsPerSecond(urls);
       rows.push({ mode, trawler, crawlee });
     }
