@@ -5,11 +5,17 @@
  * and NATS answer on loopback, distributed (gateway and fetch worker processes from dist/: build first).
  *
  *   npx tsx bench/batch-bench.ts [--pages 2000] [--concurrency 50] [--modes embedded,distributed]
+ *
+ * BENCH_PROFILE=file.cpuprofile profiles this process's main thread over the embedded Trawler job.
+ * BENCH_SQL_STATS=file writes the embedded store's time per statement text (PGlite runs in this
+ * process, one statement at a time): the steadiest figure on a shared machine.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { PGlite } from '@electric-sql/pglite';
 import { generateApiKey } from '../lib/apikeys.js';
 import { newId } from '../lib/ids.js';
 import { startEmbedded } from '../test/support/embedded.js';
@@ -47,9 +53,53 @@ const call = async (api: Api, path: string, body?: unknown): Promise<Record<stri
   return json;
 };
 
+/** Time inside PGlite per statement text; attributed by the last Parse (or simple Query) message. */
+const sqlStats = new Map<string, { executions: number; ms: number }>();
+let counting = false;
+function countStatements(): void {
+  if (counting) return;
+  counting = true;
+  const prototype = PGlite.prototype as unknown as { execProtocolRawSync(message: Uint8Array): unknown };
+  const original = prototype.execProtocolRawSync;
+  const decoder = new TextDecoder();
+  let current = '?';
+  const textAt = (message: Uint8Array, from: number) => decoder.decode(message.subarray(from, message.indexOf(0, from))).replace(/\s+/g, ' ').slice(0, 100);
+  prototype.execProtocolRawSync = function (this: unknown, message: Uint8Array) {
+    if (message[0] === 0x50) current = textAt(message, message.indexOf(0, 5) + 1); // Parse: name, then text
+    if (message[0] === 0x51) current = textAt(message, 5); // simple Query
+    const began = performance.now();
+    const result = original.call(this, message);
+    const entry = sqlStats.get(current) ?? { executions: 0, ms: 0 };
+    entry.ms += performance.now() - began;
+    if (message[0] === 0x45 || message[0] === 0x51) entry.executions += 1; // Execute or Query
+    sqlStats.set(current, entry);
+    return result;
+  };
+}
+
+function writeStatementStats(file: string, items: number): void {
+  const rows = [...sqlStats.entries()].sort((a, b) => b[1].ms - a[1].ms);
+  const ms = rows.reduce((sum, [, entry]) => sum + entry.ms, 0);
+  const executions = rows.reduce((sum, [, entry]) => sum + entry.executions, 0);
+  const lines = rows.map(([text, entry]) => `${entry.ms.toFixed(0).padStart(7)} ms ${String(entry.executions).padStart(6)}x  ${text}`);
+  writeFileSync(file, `${(ms / items).toFixed(3)} ms and ${(executions / items).toFixed(2)} statements per item in PGlite\n${lines.join('\n')}\n`);
+  sqlStats.clear();
+}
+
 /** Submission to terminal job, items per second; every item must have succeeded. */
-async function trawlerItemsPerSecond(api: Api, urls: string[]): Promise<number> {
+async function trawlerItemsPerSecond(api: Api, urls: string[], embedded: boolean): Promise<{ perSecond: number; cpuMsPerItem: number }> {
+  const profileTo = embedded ? process.env.BENCH_PROFILE : undefined;
+  const sqlStatsTo = embedded ? process.env.BENCH_SQL_STATS : undefined;
+  const profiler = profileTo ? new Session() : null;
+  if (sqlStatsTo) countStatements();
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
+  sqlStats.clear();
   const began = performance.now();
+  const cpuBefore = process.cpuUsage();
   const job = await call(api, '/v1/batch', { urls, concurrency: CONCURRENCY, cache: false });
   for (;;) {
     const state = await call(api, `/v1/batch/${String(job.id)}`);
@@ -57,7 +107,14 @@ async function trawlerItemsPerSecond(api: Api, urls: string[]): Promise<number> 
       const seconds = (performance.now() - began) / 1000;
       const counts = state.counts ?? state;
       if (state.status !== 'completed') throw new Error(`batch job ended ${String(state.status)}: ${JSON.stringify(counts)}`);
-      return urls.length / seconds;
+      if (profiler) {
+        const { profile } = await profiler.post('Profiler.stop');
+        writeFileSync(profileTo!, JSON.stringify(profile));
+        profiler.disconnect();
+      }
+      const cpu = process.cpuUsage(cpuBefore);
+      if (sqlStatsTo) writeStatementStats(sqlStatsTo, urls.length);
+      return { perSecond: urls.length / seconds, cpuMsPerItem: (cpu.user + cpu.system) / 1000 / urls.length };
     }
     // A job's progress counts its items: polled like a client would, not so often that it is the load.
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -146,16 +203,18 @@ async function withDistributed<T>(run: (api: Api) => Promise<T>): Promise<T> {
 async function main(): Promise<void> {
   const site = await startTargetSite();
   const urls = Array.from({ length: PAGES }, (_, i) => `${site.origin}/static/article.html?page=${i}`);
-  const rows: Array<{ mode: string; trawler: number; crawlee: number }> = [];
+  const rows: Array<{ mode: string; trawler: number; crawlee: number; cpuMsPerItem: number }> = [];
   try {
     for (const mode of MODES) {
       if (mode === 'distributed' && !(await distributedServicesAvailable())) {
         console.log('distributed: PostgreSQL or NATS not reachable on loopback, skipped');
         continue;
       }
-      const trawler = await (mode === 'embedded' ? withEmbedded : withDistributed)((api) => trawlerItemsPerSecond(api, urls));
+      const measured = await (mode === 'embedded' ? withEmbedded : withDistributed)((api) =>
+        trawlerItemsPerSecond(api, urls, mode === 'embedded'),
+      );
       const crawlee = await crawleeItemsPerSecond(urls);
-      rows.push({ mode, trawler, crawlee });
+      rows.push({ mode, trawler: measured.perSecond, crawlee, cpuMsPerItem: measured.cpuMsPerItem });
     }
   } finally {
     await site.close();
@@ -167,6 +226,8 @@ async function main(): Promise<void> {
       'Trawler items/s': r.trawler.toFixed(1),
       'Crawlee CheerioCrawler items/s': r.crawlee.toFixed(1),
       'ratio (target >= 2)': (r.trawler / r.crawlee).toFixed(2),
+      // Embedded: the whole service runs in this process; distributed: this process only polls.
+      'this process CPU ms/item': r.cpuMsPerItem.toFixed(2),
     })),
   );
 }

@@ -1,7 +1,7 @@
 import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
 import type { Queryable } from '../../lib/store/db.js';
-import { emptyProgress, progressOf, type Progress } from '../../lib/store/batch/items.js';
-import type { JobRow } from '../../lib/store/batch/jobs.js';
+import { progressOf, type Progress } from '../../lib/store/batch/items.js';
+import { readJobTotals, type JobRow } from '../../lib/store/batch/jobs.js';
 
 /** The batch job object (`BatchJob` in the API reference): required fields always; optional ones only when they have a value. */
 export function jobObject(job: JobRow, progress: Progress, warnings: string[] = []): Record<string, unknown> {
@@ -44,13 +44,12 @@ export function jobObject(job: JobRow, progress: Progress, warnings: string[] = 
   return out;
 }
 
-/** Job objects for rows, with their progress read in one query. */
-export async function jobObjects(db: Queryable, jobs: JobRow[]): Promise<Record<string, unknown>[]> {
-  const progress = await progressOf(db, jobs.map((job) => job.id));
-  return jobs.map((job) => jobObject(job, progress.get(job.id) ?? emptyProgress()));
+/** Job objects for rows just read: their totals are as current as the rest of the row. */
+export function jobObjects(jobs: JobRow[]): Record<string, unknown>[] {
+  return jobs.map((job) => jobObject(job, progressOf(job)));
 }
 
+/** The job object with its totals read now: `job` may have been read before its items last changed. */
 export async function jobObjectOf(db: Queryable, job: JobRow, warnings: string[] = []): Promise<Record<string, unknown>> {
-  const progress = await progressOf(db, [job.id]);
-  return jobObject(job, progress.get(job.id) ?? emptyProgress(), warnings);
+  return jobObject(job, progressOf(await readJobTotals(db, job.id)), warnings);
 }

@@ -3,7 +3,7 @@ import { settleReservation } from '../../lib/store/credits.js';
 import { settleItemHolds } from '../../lib/store/batch/holds.js';
 import { cancelQueuedItems } from '../../lib/store/batch/items.js';
 import { getJobById, lockJob, updateJob, type JobRow } from '../../lib/store/batch/jobs.js';
-import { clearRelease, countItems, endExpiredItem, lockDueRelease, lockExpiredItem, recordItemOutcomes, clearItemCharges, type RecordedOutcome } from '../../lib/store/batch/outcomes.js';
+import { clearRelease, endExpiredItem, lockDueRelease, lockExpiredItem, recordItemOutcomes, clearItemCharges, type RecordedOutcome } from '../../lib/store/batch/outcomes.js';
 import { enqueueDelivery } from '../../lib/store/batch/webhooks.js';
 import { jobObjectOf } from './job-view.js';
 
@@ -11,7 +11,9 @@ import { jobObjectOf } from './job-view.js';
  * Lock order (docs/batch.md "Lock order"): every transaction here takes batch_jobs (the job row),
  * then batch_items, then credit_reservations, then credit_periods, never the other way round. That is
  * why finishItems locks the job before it touches the item: finalizing afterwards needs the job row, and
- * a retry (job -> items -> holds) must never wait for a finisher that waits for it.
+ * a retry (job -> items -> holds) must never wait for a finisher that waits for it. The job's totals
+ * (migration 014) are moved by triggers on batch_items, which write the job row: one more reason every
+ * statement changing items comes after the job row is locked.
  */
 
 export const WEBHOOK_EVENT = 'batch.finished';
@@ -89,8 +91,7 @@ export async function finishItems(tx: Queryable, target: { jobId: string; owner:
   for (const row of recorded) await bySeq.get(row.seq)!.afterSettle?.();
   const failed = recorded.some((row) => bySeq.get(row.seq)!.outcome.kind === 'failed');
   if (failed) await checkFailureThreshold(tx, target.jobId, target.releaseDelayMs);
-  // The job row locked above is still current unless the threshold check may have moved it.
-  if (recorded.length > 0) await finalizeJob(tx, target.jobId, target.releaseDelayMs, failed ? undefined : job);
+  if (recorded.length > 0) await finalizeJob(tx, target.jobId, target.releaseDelayMs);
   return new Set(recorded.map((row) => row.seq));
 }
 
@@ -98,7 +99,7 @@ export async function finishItems(tx: Queryable, target: { jobId: string; owner:
 async function checkFailureThreshold(tx: Queryable, jobId: string, releaseDelayMs: number): Promise<void> {
   const job = await lockJob(tx, jobId);
   if (!job || job.failure_threshold === null || (job.status !== 'queued' && job.status !== 'running')) return;
-  if ((await countItems(tx, jobId)).failed < Number(job.failure_threshold)) return;
+  if (Number(job.items_failed) < Number(job.failure_threshold)) return;
   await cancelQueuedItems(tx, jobId, releaseDelayMs);
   await updateJob(tx, jobId, {
     status: 'failed',
@@ -113,12 +114,13 @@ async function checkFailureThreshold(tx: Queryable, jobId: string, releaseDelayM
 /**
  * Moves an active job to its end when nothing is left to run: `cancelling` -> `cancelled` once no item
  * is running; a closed job with no queued or running item -> `completed`. Open jobs never complete.
- * `locked`: the job row this transaction already holds and has not changed, so it is not read again.
+ * The job row is read (again) here: its totals moved with every item this transaction wrote.
  */
-export async function finalizeJob(tx: Queryable, jobId: string, releaseDelayMs: number, locked?: JobRow): Promise<void> {
-  const job = locked ?? (await lockJob(tx, jobId));
+export async function finalizeJob(tx: Queryable, jobId: string, releaseDelayMs: number): Promise<void> {
+  const job = await lockJob(tx, jobId);
   if (!job) return;
-  const { queued, running } = await countItems(tx, jobId);
+  const queued = Number(job.items_queued);
+  const running = Number(job.items_running);
   if (job.status === 'cancelling') {
     if (queued > 0) await cancelQueuedItems(tx, jobId, releaseDelayMs);
     if (running > 0) return;

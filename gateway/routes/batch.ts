@@ -34,7 +34,7 @@ export function batchRoutes(context: GatewayContext): Router {
       const page = await listJobs(context.db, { projectId: principalOf(res).project.id, ...query });
       const last = page.jobs.at(-1);
       noStore(res).json({
-        batches: await jobObjects(context.db, page.jobs),
+        batches: jobObjects(page.jobs),
         ...(page.hasMore && last ? { next_cursor: encodeListCursor(last.submitted_at, last.id) } : {}),
       });
     })
@@ -44,7 +44,8 @@ export function batchRoutes(context: GatewayContext): Router {
     .route('/v1/batch/:batchID')
     .get(withBatch, async (req, res) => {
       noQuery(req.query as Record<string, unknown>);
-      noStore(res).json(await jobObjectOf(context.db, await loadJob(req, res)));
+      // The row was just read whole: its totals are current, so no second read.
+      noStore(res).json(jobObjects([await loadJob(req, res)])[0]);
     })
     .all(methodNotAllowed(['GET']));
 

@@ -3,7 +3,7 @@ import { createApiKey, createOrganization, createProject } from '../../lib/store
 import type { EmbeddedService } from '../support/embedded.js';
 import { startHeldSite } from '../support/held-site.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { BatchClient, ledger, ledgerOnceReleased, startBatchService, type Json } from './helpers.js';
+import { BatchClient, expectTotalsMatchItems, ledger, ledgerOnceReleased, startBatchService, type Json } from './helpers.js';
 
 let service: EmbeddedService;
 let site: TargetSite;
@@ -134,6 +134,7 @@ describe('credits', () => {
     expect(job.progress).toMatchObject({ succeeded: 2, skipped: 2, credits_charged_micro: 2_000_000 });
     const { lines } = await client.results(created.id as string, '?status=skipped');
     expect(lines.map((l) => [l.seq, l.attempts, l.credits_micro])).toEqual([[2, 0, 0], [3, 0, 0]]);
+    await expectTotalsMatchItems(service.db, created.id as string);
     const after = await ledgerOnceReleased(service, before.reserved);
     expect(after.spent - before.spent).toBe(2_000_000);
     expect(after.reserved).toBe(before.reserved);
@@ -146,6 +147,7 @@ describe('credits', () => {
     expect(job).toMatchObject({ status: 'failed', error_code: 'FAILURE_THRESHOLD_REACHED' });
     expect(job.error_message).toEqual(expect.any(String));
     expect(job.progress).toMatchObject({ failed: 2, cancelled: 4, succeeded: 0 });
+    await expectTotalsMatchItems(service.db, created.id as string);
     expect(await ledgerOnceReleased(service, 0)).toMatchObject({ reserved: 0 });
   });
 
@@ -161,12 +163,14 @@ describe('credits', () => {
     const refused = await poor.post(`/v1/batch/${created.id as string}/retry`);
     expect(refused.status).toBe(402);
     expect(((await poor.job(created.id as string)).progress as Json).failed).toBe(1);
+    await expectTotalsMatchItems(service.db, created.id as string);
     await service.db.query(`UPDATE credit_periods SET spent_micro = 0 WHERE organization_id = (SELECT organization_id FROM batch_jobs WHERE id = $1)`, [created.id]);
     const retried = await poor.post(`/v1/batch/${created.id as string}/retry`);
     expect(retried.status).toBe(200);
     const body = (await retried.json()) as Json;
     expect(body).toMatchObject({ items_reset: 1, items_dispatched: 1, job: { status: 'queued' } });
     expect(body.job).not.toHaveProperty('finished_at');
+    await expectTotalsMatchItems(service.db, created.id as string);
     const again = await poor.waitTerminal(created.id as string);
     expect(again.status).toBe('completed');
     const { lines } = await poor.results(created.id as string);

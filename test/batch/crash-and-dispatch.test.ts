@@ -4,7 +4,7 @@ import { startBatchDispatcher, type BatchDispatcher } from '../../gateway/batch/
 import { claimItems } from '../../lib/store/batch/leases.js';
 import type { EmbeddedService } from '../support/embedded.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { BatchClient, ledger, startBatchService, type Json } from './helpers.js';
+import { BatchClient, expectTotalsMatchItems, ledger, startBatchService, type Json } from './helpers.js';
 
 let service: EmbeddedService;
 let site: TargetSite;
@@ -49,6 +49,7 @@ describe('crash safety', () => {
     const dead = await service.db.transaction((tx) => claimItems(tx, { owner: 'crashed-gateway', leaseMs: 1, capacity: 10, releaseDelayMs: 0 }));
     expect(dead.map((item) => item.seq)).toEqual([0, 1, 2]);
     expect((await client.job(id)).status).toBe('running');
+    await expectTotalsMatchItems(service.db, id);
 
     const job = await runUntilTerminal(id);
     expect(job.status).toBe('completed');
@@ -67,6 +68,7 @@ describe('crash safety', () => {
       }),
     );
     expect(stale).toBe(false);
+    await expectTotalsMatchItems(service.db, id);
     const after = await ledger(service);
     expect(after.spent - before.spent).toBe(3_000_000);
     expect(after.reserved).toBe(before.reserved);
@@ -80,6 +82,7 @@ describe('crash safety', () => {
     expect(job.progress).toMatchObject({ failed: 1, credits_charged_micro: 0 });
     const { lines } = await client.results(created.id as string);
     expect(lines[0]).toMatchObject({ status: 'failed', attempts: 1, error: { code: 'ERR::INTERNAL::ERROR', retryable: true } });
+    await expectTotalsMatchItems(service.db, created.id as string);
     await dispatcher.tick();
     await dispatcher.tick();
     expect(await ledger(service)).toEqual(before);

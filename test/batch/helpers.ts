@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import type { Queryable } from '../../lib/store/db.js';
 
 export const BATCH_ENV = {
   BATCH_DISPATCH_INTERVAL_MS: '30',
@@ -103,4 +104,31 @@ export async function ledgerOnceReleased(service: EmbeddedService, reserved: num
     if (now.reserved === reserved || Date.now() > until) return now;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * The totals on the job row (migration 014) against a count of its items, both read by one statement so
+ * they come from one snapshot: any difference is a moment a client could have seen wrong counts.
+ */
+export async function totalsAgainstItems(db: Queryable, jobId: string): Promise<{ onRow: Json; counted: Json }> {
+  const result = await db.query<{ on_row: Json; counted: Json }>(
+    `SELECT json_build_object('queued', j.items_queued, 'running', j.items_running, 'succeeded', j.items_succeeded,
+              'failed', j.items_failed, 'cancelled', j.items_cancelled, 'skipped', j.items_skipped,
+              'charged', j.items_charged_micro, 'running_hold', j.items_running_hold_micro, 'bytes', j.items_bytes) AS on_row,
+            (SELECT json_build_object('queued', count(*) FILTER (WHERE status = 'queued'), 'running', count(*) FILTER (WHERE status = 'running'),
+              'succeeded', count(*) FILTER (WHERE status = 'succeeded'), 'failed', count(*) FILTER (WHERE status = 'failed'),
+              'cancelled', count(*) FILTER (WHERE status = 'cancelled'), 'skipped', count(*) FILTER (WHERE status = 'skipped'),
+              'charged', COALESCE(sum(credits_micro), 0), 'running_hold', COALESCE(sum(hold_micro) FILTER (WHERE status = 'running'), 0),
+              'bytes', COALESCE(sum(bytes), 0))
+               FROM batch_items i WHERE i.job_id = j.id) AS counted
+       FROM batch_jobs j WHERE j.id = $1`,
+    [jobId],
+  );
+  const normalize = (value: Json) => Object.fromEntries(Object.entries(value).map(([key, n]) => [key, Number(n)]));
+  return { onRow: normalize(result.rows[0].on_row), counted: normalize(result.rows[0].counted) };
+}
+
+export async function expectTotalsMatchItems(db: Queryable, jobId: string): Promise<void> {
+  const { onRow, counted } = await totalsAgainstItems(db, jobId);
+  expect(onRow).toEqual(counted);
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db.js';
+import type { JobTotals } from './jobs.js';
 
 export const ITEM_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'skipped'] as const;
 export type ItemStatus = (typeof ITEM_STATUSES)[number];
@@ -69,28 +70,21 @@ export interface Progress {
   bytes: number;
 }
 
-export function emptyProgress(): Progress {
-  return { total: 0, queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0, skipped: 0, creditsChargedMicro: 0, bytes: 0 };
-}
-
-/** Item counts per job, for the job objects of a page (one query for all of them). */
-export async function progressOf(db: Queryable, jobIds: string[]): Promise<Map<string, Progress>> {
-  const result = await db.query<{ job_id: string; status: ItemStatus; n: number; credits: number; bytes: number }>(
-    `SELECT job_id, status, count(*)::bigint AS n, COALESCE(sum(credits_micro), 0)::bigint AS credits,
-            COALESCE(sum(bytes), 0)::bigint AS bytes
-       FROM batch_items WHERE job_id = ANY($1::text[]) GROUP BY job_id, status`,
-    [jobIds],
-  );
-  const byJob = new Map<string, Progress>(jobIds.map((id) => [id, emptyProgress()]));
-  for (const row of result.rows) {
-    const progress = byJob.get(row.job_id) ?? emptyProgress();
-    progress[row.status] += Number(row.n);
-    progress.total += Number(row.n);
-    progress.creditsChargedMicro += Number(row.credits);
-    progress.bytes += Number(row.bytes);
-    byJob.set(row.job_id, progress);
-  }
-  return byJob;
+/** A job's progress from the totals on its row (migration 014), which move with its items. */
+export function progressOf(totals: JobTotals): Progress {
+  const progress: Progress = {
+    total: 0,
+    queued: Number(totals.items_queued),
+    running: Number(totals.items_running),
+    succeeded: Number(totals.items_succeeded),
+    failed: Number(totals.items_failed),
+    cancelled: Number(totals.items_cancelled),
+    skipped: Number(totals.items_skipped),
+    creditsChargedMicro: Number(totals.items_charged_micro),
+    bytes: Number(totals.items_bytes),
+  };
+  progress.total = progress.queued + progress.running + progress.succeeded + progress.failed + progress.cancelled + progress.skipped;
+  return progress;
 }
 
 export interface ResultsQuery {

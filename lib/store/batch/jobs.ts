@@ -4,7 +4,7 @@ export const JOB_STATUSES = ['queued', 'running', 'paused', 'cancelling', 'compl
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
 
-export interface JobRow {
+interface JobFields {
   id: string;
   organization_id: string;
   project_id: string;
@@ -32,7 +32,47 @@ export interface JobRow {
   error_message: string | null;
 }
 
-export type NewJob = Omit<JobRow, 'status' | 'started_at' | 'finished_at' | 'cancel_requested_at' | 'results_purged' | 'error_code' | 'error_message'>;
+/**
+ * A job's item totals, kept on its row by triggers on batch_items (migration 014): they always equal a
+ * count of its items in the same transaction (docs/batch.md "Job totals").
+ */
+export interface JobTotals {
+  items_queued: number;
+  items_running: number;
+  items_succeeded: number;
+  items_failed: number;
+  items_cancelled: number;
+  items_skipped: number;
+  items_charged_micro: number;
+  /** Holds of the items running now. */
+  items_running_hold_micro: number;
+  items_bytes: number;
+}
+
+export type JobRow = JobFields & JobTotals;
+
+export type NewJob = Omit<JobFields, 'status' | 'started_at' | 'finished_at' | 'cancel_requested_at' | 'results_purged' | 'error_code' | 'error_message'>;
+
+/** The totals of one job, read under the caller's transaction; zeros for a job that does not exist. */
+export async function readJobTotals(db: Queryable, jobId: string): Promise<JobTotals> {
+  const result = await db.query<JobTotals>(
+    `SELECT items_queued, items_running, items_succeeded, items_failed, items_cancelled, items_skipped,
+            items_charged_micro, items_running_hold_micro, items_bytes FROM batch_jobs WHERE id = $1`,
+    [jobId],
+  );
+  const row = result.rows[0];
+  return {
+    items_queued: Number(row?.items_queued ?? 0),
+    items_running: Number(row?.items_running ?? 0),
+    items_succeeded: Number(row?.items_succeeded ?? 0),
+    items_failed: Number(row?.items_failed ?? 0),
+    items_cancelled: Number(row?.items_cancelled ?? 0),
+    items_skipped: Number(row?.items_skipped ?? 0),
+    items_charged_micro: Number(row?.items_charged_micro ?? 0),
+    items_running_hold_micro: Number(row?.items_running_hold_micro ?? 0),
+    items_bytes: Number(row?.items_bytes ?? 0),
+  };
+}
 
 export async function insertJob(db: Queryable, job: NewJob): Promise<void> {
   await db.query(

@@ -30,8 +30,7 @@ const JOBS_PER_CLAIM = 20;
  */
 export async function claimItems(tx: Queryable, options: ClaimOptions): Promise<ClaimedItem[]> {
   const jobs = await tx.query<JobRow>(
-    `SELECT * FROM batch_jobs j WHERE status IN ('queued', 'running')
-        AND EXISTS (SELECT 1 FROM batch_items i WHERE i.job_id = j.id AND i.status = 'queued')
+    `SELECT * FROM batch_jobs WHERE status IN ('queued', 'running') AND items_queued > 0
       ORDER BY priority DESC, submitted_at, id LIMIT ${JOBS_PER_CLAIM} FOR UPDATE SKIP LOCKED`,
   );
   const claimed: ClaimedItem[] = [];
@@ -44,16 +43,10 @@ export async function claimItems(tx: Queryable, options: ClaimOptions): Promise<
 }
 
 async function claimFromJob(tx: Queryable, job: JobRow, room: number, options: ClaimOptions): Promise<ClaimedItem[]> {
-  const load = await tx.query<{ running: number; running_hold: number; charged: number }>(
-    `SELECT count(*) FILTER (WHERE status = 'running')::bigint AS running,
-            COALESCE(sum(hold_micro) FILTER (WHERE status = 'running'), 0)::bigint AS running_hold,
-            COALESCE(sum(credits_micro), 0)::bigint AS charged
-       FROM batch_items WHERE job_id = $1`,
-    [job.id],
-  );
-  let running = Number(load.rows[0].running);
-  let committed = Number(load.rows[0].charged) + Number(load.rows[0].running_hold);
-  const charged = Number(load.rows[0].charged);
+  // The totals on the job row, read as it was locked: current, since only this transaction moves them now.
+  let running = Number(job.items_running);
+  const charged = Number(job.items_charged_micro);
+  let committed = charged + Number(job.items_running_hold_micro);
   const slots = Math.min(room, job.concurrency - running);
   if (slots <= 0) return [];
   const queued = await tx.query<{ seq: number; url: string; overrides: Record<string, unknown>; attempts: number; hold_micro: number; reservation_id: string | null }>(
@@ -144,10 +137,9 @@ export async function dueReleases(db: Queryable, limit: number): Promise<{ job_i
 /** Active jobs that may have reached an end: nothing running, and cancelling or drained and closed. */
 export async function jobsToFinalize(db: Queryable): Promise<string[]> {
   const result = await db.query<{ id: string }>(
-    `SELECT id FROM batch_jobs j
-      WHERE status IN ('queued', 'running', 'cancelling')
-        AND NOT EXISTS (SELECT 1 FROM batch_items i WHERE i.job_id = j.id AND i.status = 'running')
-        AND (status = 'cancelling' OR (NOT open AND NOT EXISTS (SELECT 1 FROM batch_items i WHERE i.job_id = j.id AND i.status = 'queued')))`,
+    `SELECT id FROM batch_jobs
+      WHERE status IN ('queued', 'running', 'cancelling') AND items_running = 0
+        AND (status = 'cancelling' OR (NOT open AND items_queued = 0))`,
   );
   return result.rows.map((row) => row.id);
 }

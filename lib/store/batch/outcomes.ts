@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import type { Db, Queryable } from '../db.js';
 
 /**
  * Writes of the batch lifecycle (gateway/batch/lifecycle.ts). Lock order, for every transaction that
@@ -66,17 +66,6 @@ export async function clearItemCharges(tx: Queryable, jobId: string, seqs: numbe
   await tx.query(`UPDATE batch_items SET credits_micro = 0 WHERE job_id = $1 AND seq = ANY($2::bigint[])`, [jobId, seqs]);
 }
 
-export async function countItems(tx: Queryable, jobId: string): Promise<{ queued: number; running: number; failed: number }> {
-  const result = await tx.query<{ queued: number; running: number; failed: number }>(
-    `SELECT count(*) FILTER (WHERE status = 'queued')::bigint AS queued, count(*) FILTER (WHERE status = 'running')::bigint AS running,
-            count(*) FILTER (WHERE status = 'failed')::bigint AS failed
-       FROM batch_items WHERE job_id = $1`,
-    [jobId],
-  );
-  const row = result.rows[0];
-  return { queued: Number(row.queued), running: Number(row.running), failed: Number(row.failed) };
-}
-
 /** A running item whose lease has run out, locked; null when it finished or was renewed meanwhile. */
 export async function lockExpiredItem(tx: Queryable, jobId: string, seq: number): Promise<{ attempts: number } | null> {
   const result = await tx.query<{ attempts: number }>(
@@ -118,13 +107,24 @@ export async function clearRelease(tx: Queryable, jobId: string, seq: number): P
   await tx.query('UPDATE batch_items SET release_at = NULL WHERE job_id = $1 AND seq = $2', [jobId, seq]);
 }
 
-/** A stopping dispatcher hands its running items back to the queue (their attempt still counts). */
-export async function handBackItems(db: Queryable, owner: string): Promise<number> {
-  const result = await db.query(
-    `UPDATE batch_items SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1 AND status = 'running'`,
-    [owner],
-  );
-  return result.rowCount;
+/**
+ * A stopping dispatcher hands its running items back to the queue (their attempt still counts). Their
+ * jobs are locked first (the totals on the job rows move with the items, and the lock order puts jobs
+ * before items), in id order so two stopping dispatchers never wait on each other crosswise.
+ */
+export async function handBackItems(db: Db, owner: string): Promise<number> {
+  return db.transaction(async (tx) => {
+    await tx.query(
+      `SELECT id FROM batch_jobs WHERE id IN (SELECT job_id FROM batch_items WHERE lease_owner = $1 AND status = 'running')
+        ORDER BY id FOR UPDATE`,
+      [owner],
+    );
+    const result = await tx.query(
+      `UPDATE batch_items SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1 AND status = 'running'`,
+      [owner],
+    );
+    return result.rowCount;
+  });
 }
 
 /** Locks a job's failed items (a retry takes them back) before their holds are read. */

@@ -9,6 +9,7 @@ import * as cacheAsText from './008-cache-as-text.js';
 import * as sharedLimits from './010-shared-limits.js';
 import * as dashboardAccounts from './012-dashboard-accounts.js';
 import * as dashboardDefaultKeys from './013-dashboard-default-keys.js';
+import * as batchJobTotals from './014-batch-job-totals.js';
 
 export interface Migration {
   version: number;
@@ -29,4 +30,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 10, name: 'shared-limits', up: sharedLimits.up },
   { version: 12, name: 'dashboard-accounts', up: dashboardAccounts.up },
   { version: 13, name: 'dashboard-default-keys', up: dashboardDefaultKeys.up },
+  { version: 14, name: 'batch-job-totals', up: batchJobTotals.up },
 ].sort((a, b) => a.version - b.version);
