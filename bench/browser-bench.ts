@@ -168,7 +168,7 @@ async function rawRenderer(binary: string, url: string): Promise<{ render: () =>
 
 /** An embedded service running only `engine`, so the browsers measured are that engine's alone. */
 async function apiRenderer(engine: 'obscura' | 'chromium', url: string, format: 'html' | 'markdown') {
-  const service = await startEmbedded({ engines: [engine], env: { WORKER_CAPACITY: String(CONCURRENCY) } });
+  const service = await startEmbedded({ engines: [engine], env: { WORKER_CAPACITY: String(CONCURRENCY) }, checkBusMessages: false });
   await service.db.query('UPDATE organizations SET rate_limit_per_second = 100000, concurrency_limit = 1000, monthly_credits_micro = 1e15');
   return {
     render: async () => {

@@ -61,7 +61,7 @@ async function serve(pages: Page[]): Promise<{ origin: string; close(): Promise<
 
 async function scrapeThroughApi(pages: Page[]): Promise<{ output: Record<string, { articleBody: string }>; seconds: number; failed: string }> {
   const target = await serve(pages);
-  const service = await startEmbedded({ engines: ['fetch'], env: { DEFAULT_MONTHLY_CREDITS: '100000000' } });
+  const service = await startEmbedded({ engines: ['fetch'], env: { DEFAULT_MONTHLY_CREDITS: '100000000' }, checkBusMessages: false });
   await service.db.query('UPDATE organizations SET rate_limit_per_second = 1000000, concurrency_limit = 10000');
   const output: Record<string, { articleBody: string }> = {};
   const scrape = (page: Page) =>
