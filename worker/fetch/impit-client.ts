@@ -1,4 +1,5 @@
 import { Impit, type Browser } from 'impit';
+import { ServiceError } from '../../lib/errors/index.js';
 import type { HopRequest, HopResponse, HttpClient } from './hop.js';
 import { headersToRecord, MAX_KEPT_CLIENTS, readLimited } from './hop.js';
 
@@ -18,8 +19,6 @@ async function* iterate(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint
   }
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
 /** impit's error classes are declared in its types but not exported by its module: known by name. */
 function isRemoteProtocolError(error: unknown): boolean {
   return error instanceof Error && error.name === 'RemoteProtocolError';
@@ -33,22 +32,22 @@ export class ImpitClient implements HttpClient {
   async send(request: HopRequest): Promise<HopResponse> {
     const reused = request.proxy.reusable && this.kept.has(request.proxy.url);
     const impit = this.clientFor(request.proxy);
-    const fetchOnce = () =>
-      impit.fetch(request.url, {
+    let response: Awaited<ReturnType<Impit['fetch']>>;
+    try {
+      response = await impit.fetch(request.url, {
         method: request.method,
         headers: request.headers,
         signal: request.signal,
         redirect: 'manual',
         timeout: request.timeoutMs,
       });
-    let response: Awaited<ReturnType<Impit['fetch']>>;
-    try {
-      response = await fetchOnce();
     } catch (error) {
-      // A kept connection the server closed as the request went out (its keep-alive timeout): browsers
-      // send a safe request again on a new connection, which the guard dials and checks like any other.
-      if (!reused || !SAFE_METHODS.has(request.method) || !isRemoteProtocolError(error) || request.signal.aborted) throw error;
-      response = await fetchOnce();
+      // A kept connection the server closed as the request went out (its keep-alive timeout) is the
+      // transient reset the engine already retries for idempotent methods, on a new connection.
+      if (reused && isRemoteProtocolError(error)) {
+        throw new ServiceError('ERR::UPSTREAM::CONNECTION_RESET', `${new URL(request.url).host} closed a kept connection before answering`, { cause: error });
+      }
+      throw error;
     }
     const entries: Array<[string, string]> = [];
     response.headers.forEach((value, name) => entries.push([name, value]));
