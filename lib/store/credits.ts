@@ -132,11 +132,12 @@ export async function settleReservation(
     const result = await db.query(`WITH ${claimed} ${moved}`, [reservationId, chargedMicro, engine], { name: 'credits_settle' });
     return result.rowCount > 0;
   }
-  // Lock order (docs/batch.md "Lock order"): the hold, its period, then the lease row.
+  // Lock order (docs/batch.md "Lock order"): the hold, its period, then the lease row. The DELETE runs
+  // though nothing reads its result: PostgreSQL runs every data-modifying WITH clause.
   const result = await db.query<{ settled: number }>(
     `WITH ${claimed}, moved AS (${moved} RETURNING 1),
-     freed AS (DELETE FROM concurrency_slots WHERE holder = $4 RETURNING 1)
-     SELECT (SELECT count(*) FROM moved)::int AS settled, (SELECT count(*) FROM freed)::int AS freed`,
+     freed AS (DELETE FROM concurrency_slots WHERE holder = $4)
+     SELECT (SELECT count(*) FROM moved)::int AS settled`,
     [reservationId, chargedMicro, engine, leaseHolder],
     { name: 'credits_settle_free_slot' },
   );

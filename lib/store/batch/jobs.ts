@@ -60,19 +60,20 @@ export async function readJobTotals(db: Queryable, jobId: string): Promise<JobTo
             items_charged_micro, items_running_hold_micro, items_bytes FROM batch_jobs WHERE id = $1`,
     [jobId],
   );
-  const row = result.rows[0];
-  return {
-    items_queued: Number(row?.items_queued ?? 0),
-    items_running: Number(row?.items_running ?? 0),
-    items_succeeded: Number(row?.items_succeeded ?? 0),
-    items_failed: Number(row?.items_failed ?? 0),
-    items_cancelled: Number(row?.items_cancelled ?? 0),
-    items_skipped: Number(row?.items_skipped ?? 0),
-    items_charged_micro: Number(row?.items_charged_micro ?? 0),
-    items_running_hold_micro: Number(row?.items_running_hold_micro ?? 0),
-    items_bytes: Number(row?.items_bytes ?? 0),
-  };
+  return result.rows[0] ?? NO_TOTALS;
 }
+
+const NO_TOTALS: JobTotals = {
+  items_queued: 0,
+  items_running: 0,
+  items_succeeded: 0,
+  items_failed: 0,
+  items_cancelled: 0,
+  items_skipped: 0,
+  items_charged_micro: 0,
+  items_running_hold_micro: 0,
+  items_bytes: 0,
+};
 
 export async function insertJob(db: Queryable, job: NewJob): Promise<void> {
   await db.query(
