@@ -94,3 +94,23 @@ describe('main content: dates in tables', () => {
     expect(body).toContain('The lifeboat crew was called out twice on Sunday');
   });
 });
+
+describe('main content: the article ends at its terminating line', () => {
+  const reader = (name: string, n: number) =>
+    `<p>I have walked that beach for thirty years and the tide still catches people out every winter, number ${n} of many times I have said the council should put up better signs by the steps and a siren on the point.<br><b>Posted by ${name} on January 10, 2008 5:58 PM</b></p>`;
+  const comments = ['Ann', 'Bob', 'Cat', 'Dan', 'Eve', 'Fay', 'Gus', 'Hal', 'Ivy', 'Jon', 'Kim', 'Lou'].map(reader).join('');
+  const page = `<html><head><title>Lifeboat called out twice in one day</title></head><body><div class="story"><h1>Lifeboat called out twice in one day</h1>${STORY}<div class="hd">Comments</div>${comments}</div></body></html>`;
+
+  it('drops the comments after the story even when they outweigh it', () => {
+    const body = text(page);
+    expect(body).toContain('The lifeboat crew was called out twice on Sunday');
+    expect(body).toContain('check the tide tables before walking on the beach');
+    expect(body).not.toContain('I have walked that beach');
+    expect(body).not.toMatch(/^Comments$/m);
+  });
+
+  it('keeps a terminating word before the story has begun', () => {
+    const opening = `<html><head><title>Lifeboat called out twice in one day</title></head><body><div class="story"><h1>Lifeboat called out twice in one day</h1><p>Comments</p>${STORY}</div></body></html>`;
+    expect(text(opening)).toContain('check the tide tables before walking on the beach');
+  });
+});

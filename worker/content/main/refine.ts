@@ -1,6 +1,7 @@
 import { Element, type AnyNode } from 'domhandler';
 import { flatText as textOf } from '../document.js';
 import { paragraphs, type Paragraph } from './paragraphs.js';
+import { TERMINATING_BLOCK } from './patterns.js';
 
 /** jusText's link-density limit: a paragraph with more of its text in links is navigation. */
 const MAX_LINK_DENSITY = 0.2;
@@ -90,30 +91,56 @@ function headlineIndex(list: Paragraph[], headline: string): number {
   return 0;
 }
 
+/** A terminating paragraph ends the article once this many prose paragraphs have come before it. */
+const TAIL_AFTER_PROSE = 2;
+/** A terminating paragraph is a short line ("Comments", "Post a comment", "Related stories"), as in boilerpipe. */
+const MAX_TERMINATING = 120;
+
+/**
+ * Where the article ends: boilerpipe's terminating block ("Comments", "Have your say", "More
+ * stories", a © line) after the article's prose has begun (TAIL_AFTER_PROSE prose paragraphs
+ * from the headline on). What follows it is comments, teasers or the footer, however long.
+ */
+function tailStart(list: Paragraph[], start: number): number {
+  let prose = 0;
+  for (let i = start; i < list.length; i += 1) {
+    const paragraph = list[i];
+    if (prose >= TAIL_AFTER_PROSE && paragraph.text.length < MAX_TERMINATING && TERMINATING_BLOCK.test(paragraph.text)) return i;
+    if (isProse(paragraph)) prose += 1;
+  }
+  return list.length;
+}
+
+function remove(list: Paragraph[]): void {
+  for (const { owner } of list) {
+    const parent = owner.parent as Element | null;
+    if (parent) parent.children = parent.children.filter((child) => child !== owner);
+  }
+}
+
 /**
  * Paragraph-level clean-up of the chosen article, in jusText's segmentation (block tags and double
- * <br> end a paragraph): a paragraph that is the whole of its block and is noise, or stands before
- * the headline, goes with its block.
+ * <br> end a paragraph): a paragraph that is the whole of its block and is noise, stands before
+ * the headline, or comes from the article's terminating paragraph on (tailStart), goes with its block.
  */
 export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode[] {
   const root = new Element('div', {}, nodes);
   for (const node of nodes) node.parent = root;
   const list = paragraphs(root);
   const start = headlineIndex(list, headline);
+  const end = tailStart(list, start);
   const noise = list.filter(
     (paragraph, i) =>
+      i < end &&
       paragraph.whole &&
       paragraph.owner !== root &&
       (i < start || (!paragraph.heading && (isNoise(paragraph) || isLinkNoise(paragraph, list[i - 1], list[i + 1])))),
   );
-  const total = list.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
+  const total = list.slice(0, end).reduce((sum, paragraph) => sum + paragraph.text.length, 0);
   const dropped = noise.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
-  if (dropped <= total * MAX_DROPPED_SHARE) {
-    for (const { owner } of noise) {
-      const parent = owner.parent as Element | null;
-      if (parent) parent.children = parent.children.filter((child) => child !== owner);
-    }
-  }
+  // The tail after the article is dropped whatever its share: comments often outweigh the story.
+  remove(list.slice(end).filter((paragraph) => paragraph.whole && paragraph.owner !== root));
+  if (dropped <= total * MAX_DROPPED_SHARE) remove(noise);
   for (const child of root.children) child.parent = null;
   return root.children;
 }
