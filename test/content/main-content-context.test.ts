@@ -114,3 +114,25 @@ describe('main content: the article ends at its terminating line', () => {
     expect(text(opening)).toContain('check the tide tables before walking on the beach');
   });
 });
+
+describe('main content: teaser lists inside the article', () => {
+  const teaser = (title: string, blurb: string) => `<p><a href="/story/${title.length}">${title}</a><br>${blurb}</p>`;
+  const teasers = [
+    teaser('Ferry timetable changes for the winter', 'The island service will run four times a day from November, with an extra sailing on Fridays.'),
+    teaser('New tide warning signs on the beach', 'The council has put up signs at the steps after a series of rescues on the sands this year.'),
+    teaser('Harbour festival returns in the summer', 'Boat races, a fish market and music on the quay are planned for the last weekend of July.'),
+  ].join('');
+  const page = (after: string) =>
+    `<html><head><title>Lifeboat called out twice in one day</title></head><body><div class="story"><h1>Lifeboat called out twice in one day</h1>${STORY}${after}</div></body></html>`;
+
+  it('drops three or more teasers in a row (a linked headline and its blurb) after the story', () => {
+    const body = text(page(teasers));
+    expect(body).toContain('check the tide tables before walking on the beach');
+    for (const dropped of ['Ferry timetable changes', 'four times a day', 'Harbour festival returns', 'fish market']) expect(body).not.toContain(dropped);
+  });
+
+  it('keeps paragraphs that open with a link when they are not a run of teasers', () => {
+    const linked = `<p><a href="/crew">The station's coxswain</a> said the crew had trained for exactly this kind of double call during the autumn exercises off the point.</p>`;
+    expect(text(page(linked + teasers.slice(0, teasers.indexOf('</p>') + 4)))).toContain("The station's coxswain said the crew had trained");
+  });
+});

@@ -111,6 +111,64 @@ function tailStart(list: Paragraph[], start: number): number {
   return list.length;
 }
 
+/** A run of this many teasers in a row (a linked headline, maybe a short blurb) is a teaser list. */
+const TEASER_ITEMS = 3;
+/** A teaser's blurb is shorter than this (characters); a longer paragraph is the article's. */
+const MAX_BLURB = 300;
+/** A paragraph opening with at least this much link text (characters) opens with a linked headline. */
+const MIN_LEAD_LINK = 10;
+
+function isLinkLed(paragraph: Paragraph): boolean {
+  return paragraph.leadLinked >= MIN_LEAD_LINK;
+}
+
+/** A short paragraph after a teaser is its blurb; an item of a link list has none outside the list. */
+function isBlurb(paragraph: Paragraph, teaser: Paragraph): boolean {
+  return !isLinkLed(paragraph) && paragraph.text.length < MAX_BLURB && (teaser.owner.name !== 'li' || paragraph.owner.name === 'li');
+}
+
+/**
+ * Teaser lists inside the article (other stories, sponsored papers, "more headlines"): runs of
+ * TEASER_ITEMS or more items in a row, each a paragraph opening with a link (the teaser's headline)
+ * and maybe a short blurb; looked for in [from, end).
+ */
+function teaserRuns(list: Paragraph[], from: number, end: number): Set<number> {
+  const found = new Set<number>();
+  let i = from;
+  while (i < end) {
+    if (!isLinkLed(list[i])) {
+      i += 1;
+      continue;
+    }
+    const run: number[] = [];
+    let items = 0;
+    let j = i;
+    while (j < end && isLinkLed(list[j])) {
+      const teaser = list[j];
+      run.push(j);
+      j += 1;
+      items += 1;
+      if (j < end && isBlurb(list[j], teaser)) {
+        run.push(j);
+        j += 1;
+      }
+    }
+    if (items >= TEASER_ITEMS) for (const index of run) found.add(index);
+    i = j;
+  }
+  return found;
+}
+
+/** Where the article's prose has begun: after TAIL_AFTER_PROSE prose paragraphs from the headline on. */
+function proseBegins(list: Paragraph[], start: number): number {
+  let prose = 0;
+  for (let i = start; i < list.length; i += 1) {
+    if (isProse(list[i])) prose += 1;
+    if (prose >= TAIL_AFTER_PROSE) return i + 1;
+  }
+  return list.length;
+}
+
 function remove(list: Paragraph[]): void {
   for (const { owner } of list) {
     const parent = owner.parent as Element | null;
@@ -121,7 +179,8 @@ function remove(list: Paragraph[]): void {
 /**
  * Paragraph-level clean-up of the chosen article, in jusText's segmentation (block tags and double
  * <br> end a paragraph): a paragraph that is the whole of its block and is noise, stands before
- * the headline, or comes from the article's terminating paragraph on (tailStart), goes with its block.
+ * the headline, belongs to a teaser list (teaserRuns) or comes from the article's terminating
+ * paragraph on (tailStart), goes with its block.
  */
 export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode[] {
   const root = new Element('div', {}, nodes);
@@ -129,9 +188,11 @@ export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode
   const list = paragraphs(root);
   const start = headlineIndex(list, headline);
   const end = tailStart(list, start);
+  const teasers = teaserRuns(list, proseBegins(list, start), end);
   const noise = list.filter(
     (paragraph, i) =>
       i < end &&
+      !teasers.has(i) &&
       paragraph.whole &&
       paragraph.owner !== root &&
       (i < start || (!paragraph.heading && (isNoise(paragraph) || isLinkNoise(paragraph, list[i - 1], list[i + 1])))),
@@ -140,6 +201,7 @@ export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode
   const dropped = noise.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
   // The tail after the article is dropped whatever its share: comments often outweigh the story.
   remove(list.slice(end).filter((paragraph) => paragraph.whole && paragraph.owner !== root));
+  remove(list.filter((paragraph, i) => teasers.has(i) && paragraph.whole && paragraph.owner !== root));
   if (dropped <= total * MAX_DROPPED_SHARE) remove(noise);
   for (const child of root.children) child.parent = null;
   return root.children;
