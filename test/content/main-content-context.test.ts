@@ -109,6 +109,15 @@ describe('main content: the article ends at its terminating line', () => {
     expect(body).not.toMatch(/^Comments$/m);
   });
 
+  for (const line of ['E-mail this to a friend', 'Sponsored Links', 'More Headlines', 'Do you have comments on this story?']) {
+    it(`ends the article at "${line}"`, () => {
+      const after = `<p>${line}</p><p>Ten ways to save on your heating bill this winter, from sealed windows to a smarter thermostat in every room of the house.</p>`;
+      const body = text(page.replace(/<div class="hd">[\s\S]*<\/div><\/body>/, `${after}</div></body>`));
+      expect(body).toContain('check the tide tables before walking on the beach');
+      expect(body).not.toContain('Ten ways to save');
+    });
+  }
+
   it('keeps a terminating word before the story has begun', () => {
     const opening = `<html><head><title>Lifeboat called out twice in one day</title></head><body><div class="story"><h1>Lifeboat called out twice in one day</h1><p>Comments</p>${STORY}</div></body></html>`;
     expect(text(opening)).toContain('check the tide tables before walking on the beach');
