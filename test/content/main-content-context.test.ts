@@ -80,6 +80,21 @@ describe('main content: the article starts at its headline', () => {
     expect(body).not.toContain('car pound');
     expect(body).toContain('The station has asked visitors to check the tide tables');
   });
+
+  it('starts at the headline further down the pick, after a column of other headlines longer than the story', () => {
+    const others = [
+      'Ferry timetable changes for the winter months', 'New tide warning signs go up on the beach', 'Harbour festival returns in the summer',
+      'Council approves new ferry pier after review', 'Fishing fleet lands record catch of mackerel', 'School wins county prize for its garden',
+      'Coastal path closed after a cliff fall', 'Lighthouse opens to visitors at weekends', 'Bus route to the quay to run on Sundays',
+      'Market traders ask for a covered hall', 'Storm damage repairs to cost the council more', 'Sailing club holds its winter regatta',
+    ].map((title) => `<tr><td>${title}</td></tr>`).join('');
+    const page = `<html><head><title>Lifeboat called out twice in one day - Harbour Gazette</title></head><body>
+      <table class="layout"><tr><td><table>${others}</table></td><td><p>Lifeboat called out twice in one day<br>Harbour Gazette<br>Saturday, 18 January 2025</p>${STORY}</td></tr></table></body></html>`;
+    const body = text(page);
+    expect(body.startsWith('Lifeboat called out twice in one day')).toBe(true);
+    for (const dropped of ['Ferry timetable changes', 'Sailing club holds its winter regatta']) expect(body).not.toContain(dropped);
+    expect(body).toContain('The station has asked visitors to check the tide tables');
+  });
 });
 
 describe('main content: dates in tables', () => {

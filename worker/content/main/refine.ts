@@ -72,23 +72,21 @@ function isDataCell(owner: Element): boolean {
 /** A clean-up that would take more than this share of the article's text is not applied: the page is a listing or a link hub. */
 const MAX_DROPPED_SHARE = 0.5;
 
-/** The headline is looked for among the paragraphs in this many characters of the article's opening. */
-const HEADLINE_OPENING = 400;
-
 /**
- * Where the headline stands among the article's opening paragraphs (0 when it is not there): what
- * comes before it in the pick (section names, breadcrumbs, the site's name, a date) is not the
- * article's, as newspaper and trafilatura start the article at its title.
+ * Where the headline stands among the article's paragraphs (0 when it is not there): a paragraph
+ * that is the headline or opens with it (headline, source and date on lines parted by single <br>).
+ * What comes before it in the pick (section names, breadcrumbs, the site's name, a date, another
+ * story's teaser, a column of headlines) is not the article's, as newspaper and trafilatura start
+ * the article at its title.
  */
 function headlineIndex(list: Paragraph[], headline: string): number {
   const wanted = headline.replace(/\s+/g, ' ').trim().toLowerCase();
   if (wanted === '') return 0;
-  let seen = 0;
-  for (let i = 0; i < list.length && seen < HEADLINE_OPENING; i += 1) {
-    if (list[i].text.toLowerCase() === wanted) return i;
-    seen += list[i].text.length;
-  }
-  return 0;
+  const index = list.findIndex(({ text }) => {
+    const lower = text.toLowerCase();
+    return lower === wanted || lower.startsWith(`${wanted} `);
+  });
+  return Math.max(index, 0);
 }
 
 /** A terminating paragraph ends the article once this many prose paragraphs have come before it. */
@@ -197,12 +195,17 @@ export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode
       paragraph.owner !== root &&
       (i < start || (!paragraph.heading && (isNoise(paragraph) || isLinkNoise(paragraph, list[i - 1], list[i + 1])))),
   );
-  const total = list.slice(0, end).reduce((sum, paragraph) => sum + paragraph.text.length, 0);
-  const dropped = noise.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
-  // The tail after the article is dropped whatever its share: comments often outweigh the story.
+  // What stands before the headline and after the terminating line goes whatever its share (comments
+  // and columns of other headlines often outweigh the story); the noise rules within the article are
+  // held back when they would take over half of its text.
+  const before = noise.filter((paragraph) => list.indexOf(paragraph) < start);
+  const within = noise.filter((paragraph) => list.indexOf(paragraph) >= start);
+  const total = list.slice(start, end).reduce((sum, paragraph) => sum + paragraph.text.length, 0);
+  const dropped = within.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
+  remove(before);
   remove(list.slice(end).filter((paragraph) => paragraph.whole && paragraph.owner !== root));
   remove(list.filter((paragraph, i) => teasers.has(i) && paragraph.whole && paragraph.owner !== root));
-  if (dropped <= total * MAX_DROPPED_SHARE) remove(noise);
+  if (dropped <= total * MAX_DROPPED_SHARE) remove(within);
   for (const child of root.children) child.parent = null;
   return root.children;
 }
