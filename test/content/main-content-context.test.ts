@@ -80,6 +80,21 @@ describe('main content: the article starts at its headline', () => {
     expect(body).not.toContain('car pound');
     expect(body).toContain('The station has asked visitors to check the tide tables');
   });
+
+  it('starts at the headline further down the pick, after a column of other headlines longer than the story', () => {
+    const others = [
+      'Ferry timetable changes for the winter months', 'New tide warning signs go up on the beach', 'Harbour festival returns in the summer',
+      'Council approves new ferry pier after review', 'Fishing fleet lands record catch of mackerel', 'School wins county prize for its garden',
+      'Coastal path closed after a cliff fall', 'Lighthouse opens to visitors at weekends', 'Bus route to the quay to run on Sundays',
+      'Market traders ask for a covered hall', 'Storm damage repairs to cost the council more', 'Sailing club holds its winter regatta',
+    ].map((title) => `<tr><td>${title}</td></tr>`).join('');
+    const page = `<html><head><title>Lifeboat called out twice in one day - Harbour Gazette</title></head><body>
+      <table class="layout"><tr><td><table>${others}</table></td><td><p>Lifeboat called out twice in one day<br>Harbour Gazette<br>Saturday, 18 January 2025</p>${STORY}</td></tr></table></body></html>`;
+    const body = text(page);
+    expect(body.startsWith('Lifeboat called out twice in one day')).toBe(true);
+    for (const dropped of ['Ferry timetable changes', 'Sailing club holds its winter regatta']) expect(body).not.toContain(dropped);
+    expect(body).toContain('The station has asked visitors to check the tide tables');
+  });
 });
 
 describe('main content: dates in tables', () => {
@@ -92,5 +107,56 @@ describe('main content: dates in tables', () => {
     expect(body).not.toContain('10:46 GMT');
     expect(body).toContain('Saturday, 18 January 2025');
     expect(body).toContain('The lifeboat crew was called out twice on Sunday');
+  });
+});
+
+describe('main content: the article ends at its terminating line', () => {
+  const reader = (name: string, n: number) =>
+    `<p>I have walked that beach for thirty years and the tide still catches people out every winter, number ${n} of many times I have said the council should put up better signs by the steps and a siren on the point.<br><b>Posted by ${name} on January 10, 2008 5:58 PM</b></p>`;
+  const comments = ['Ann', 'Bob', 'Cat', 'Dan', 'Eve', 'Fay', 'Gus', 'Hal', 'Ivy', 'Jon', 'Kim', 'Lou'].map(reader).join('');
+  const page = `<html><head><title>Lifeboat called out twice in one day</title></head><body><div class="story"><h1>Lifeboat called out twice in one day</h1>${STORY}<div class="hd">Comments</div>${comments}</div></body></html>`;
+
+  it('drops the comments after the story even when they outweigh it', () => {
+    const body = text(page);
+    expect(body).toContain('The lifeboat crew was called out twice on Sunday');
+    expect(body).toContain('check the tide tables before walking on the beach');
+    expect(body).not.toContain('I have walked that beach');
+    expect(body).not.toMatch(/^Comments$/m);
+  });
+
+  for (const line of ['E-mail this to a friend', 'Sponsored Links', 'More Headlines', 'Do you have comments on this story?']) {
+    it(`ends the article at "${line}"`, () => {
+      const after = `<p>${line}</p><p>Ten ways to save on your heating bill this winter, from sealed windows to a smarter thermostat in every room of the house.</p>`;
+      const body = text(page.replace(/<div class="hd">[\s\S]*<\/div><\/body>/, `${after}</div></body>`));
+      expect(body).toContain('check the tide tables before walking on the beach');
+      expect(body).not.toContain('Ten ways to save');
+    });
+  }
+
+  it('keeps a terminating word before the story has begun', () => {
+    const opening = `<html><head><title>Lifeboat called out twice in one day</title></head><body><div class="story"><h1>Lifeboat called out twice in one day</h1><p>Comments</p>${STORY}</div></body></html>`;
+    expect(text(opening)).toContain('check the tide tables before walking on the beach');
+  });
+});
+
+describe('main content: teaser lists inside the article', () => {
+  const teaser = (title: string, blurb: string) => `<p><a href="/story/${title.length}">${title}</a><br>${blurb}</p>`;
+  const teasers = [
+    teaser('Ferry timetable changes for the winter', 'The island service will run four times a day from November, with an extra sailing on Fridays.'),
+    teaser('New tide warning signs on the beach', 'The council has put up signs at the steps after a series of rescues on the sands this year.'),
+    teaser('Harbour festival returns in the summer', 'Boat races, a fish market and music on the quay are planned for the last weekend of July.'),
+  ].join('');
+  const page = (after: string) =>
+    `<html><head><title>Lifeboat called out twice in one day</title></head><body><div class="story"><h1>Lifeboat called out twice in one day</h1>${STORY}${after}</div></body></html>`;
+
+  it('drops three or more teasers in a row (a linked headline and its blurb) after the story', () => {
+    const body = text(page(teasers));
+    expect(body).toContain('check the tide tables before walking on the beach');
+    for (const dropped of ['Ferry timetable changes', 'four times a day', 'Harbour festival returns', 'fish market']) expect(body).not.toContain(dropped);
+  });
+
+  it('keeps paragraphs that open with a link when they are not a run of teasers', () => {
+    const linked = `<p><a href="/crew">The station's coxswain</a> said the crew had trained for exactly this kind of double call during the autumn exercises off the point.</p>`;
+    expect(text(page(linked + teasers.slice(0, teasers.indexOf('</p>') + 4)))).toContain("The station's coxswain said the crew had trained");
   });
 });

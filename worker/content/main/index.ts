@@ -38,9 +38,9 @@ function chars(nodes: AnyNode[]): number {
 /** Readability keeps the headline out of its content; the headline belongs to the article (`text`: its normalised text). */
 function withHeadline(article: Element, text: string, title: string): AnyNode[] {
   const headline = normalised(title);
-  const opening = text.slice(0, 400);
   let html = article.outerHTML;
-  if (headline !== '' && !opening.includes(headline)) {
+  // When the pick holds the headline further down, the article starts there (dropNoiseParagraphs).
+  if (headline !== '' && !text.includes(headline)) {
     const h1 = article.ownerDocument.createElement('h1');
     h1.textContent = title;
     html = h1.outerHTML + html;

@@ -11,6 +11,8 @@ const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math
 export interface Paragraph {
   text: string;
   linked: number;
+  /** Characters of link text the paragraph opens with (a teaser opens with its linked headline). */
+  leadLinked: number;
   heading: boolean;
   /** The innermost paragraph-starting element around the text. */
   owner: Element;
@@ -23,14 +25,18 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
   const found: Paragraph[] = [];
   let parts: string[] = [];
   let linked = 0;
+  let leadLinked = 0;
+  let leading = true;
   let heading = false;
   let owner = root;
   let breaks = 0;
   const flush = (): void => {
     const text = parts.join('').replace(/\s+/g, ' ').trim();
-    if (text !== '') found.push({ text, linked: Math.min(linked, text.length), heading, owner, whole: false });
+    if (text !== '') found.push({ text, linked: Math.min(linked, text.length), leadLinked: Math.min(leadLinked, text.length), heading, owner, whole: false });
     parts = [];
     linked = 0;
+    leadLinked = 0;
+    leading = true;
     heading = false;
     breaks = 0;
   };
@@ -39,7 +45,10 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
       const data = node.data;
       if (data.trim() !== '') breaks = 0;
       parts.push(data);
-      if (inLink) linked += data.replace(/\s+/g, ' ').trim().length;
+      const length = data.replace(/\s+/g, ' ').trim().length;
+      if (inLink) linked += length;
+      if (length > 0 && leading && inLink) leadLinked += length;
+      else if (length > 0) leading = false;
       heading ||= inHeading && data.trim() !== '';
       return;
     }
@@ -47,6 +56,7 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
     const element = node;
     if (SKIPPED.has(element.name)) return;
     if (element.name === 'br') {
+      leading = false;
       breaks += 1;
       if (breaks >= 2) flush();
       else parts.push(' ');

@@ -1,6 +1,7 @@
 import { Element, type AnyNode } from 'domhandler';
 import { flatText as textOf } from '../document.js';
 import { paragraphs, type Paragraph } from './paragraphs.js';
+import { TERMINATING_BLOCK } from './patterns.js';
 
 /** jusText's link-density limit: a paragraph with more of its text in links is navigation. */
 const MAX_LINK_DENSITY = 0.2;
@@ -71,49 +72,140 @@ function isDataCell(owner: Element): boolean {
 /** A clean-up that would take more than this share of the article's text is not applied: the page is a listing or a link hub. */
 const MAX_DROPPED_SHARE = 0.5;
 
-/** The headline is looked for among the paragraphs in this many characters of the article's opening. */
-const HEADLINE_OPENING = 400;
-
 /**
- * Where the headline stands among the article's opening paragraphs (0 when it is not there): what
- * comes before it in the pick (section names, breadcrumbs, the site's name, a date) is not the
- * article's, as newspaper and trafilatura start the article at its title.
+ * Where the headline stands among the article's paragraphs (0 when it is not there): a paragraph
+ * that is the headline or opens with it (headline, source and date on lines parted by single <br>).
+ * What comes before it in the pick (section names, breadcrumbs, the site's name, a date, another
+ * story's teaser, a column of headlines) is not the article's, as newspaper and trafilatura start
+ * the article at its title.
  */
 function headlineIndex(list: Paragraph[], headline: string): number {
   const wanted = headline.replace(/\s+/g, ' ').trim().toLowerCase();
   if (wanted === '') return 0;
-  let seen = 0;
-  for (let i = 0; i < list.length && seen < HEADLINE_OPENING; i += 1) {
-    if (list[i].text.toLowerCase() === wanted) return i;
-    seen += list[i].text.length;
+  const index = list.findIndex(({ text }) => {
+    const lower = text.toLowerCase();
+    return lower === wanted || lower.startsWith(`${wanted} `);
+  });
+  return Math.max(index, 0);
+}
+
+/** A terminating paragraph ends the article once this many prose paragraphs have come before it. */
+const TAIL_AFTER_PROSE = 2;
+/** A terminating paragraph is a short line ("Comments", "Post a comment", "Related stories"), as in boilerpipe. */
+const MAX_TERMINATING = 120;
+
+/**
+ * Where the article ends: boilerpipe's terminating block ("Comments", "Have your say", "More
+ * stories", a © line) after the article's prose has begun (TAIL_AFTER_PROSE prose paragraphs
+ * from the headline on). What follows it is comments, teasers or the footer, however long.
+ */
+function tailStart(list: Paragraph[], start: number): number {
+  let prose = 0;
+  for (let i = start; i < list.length; i += 1) {
+    const paragraph = list[i];
+    if (prose >= TAIL_AFTER_PROSE && paragraph.text.length < MAX_TERMINATING && TERMINATING_BLOCK.test(paragraph.text)) return i;
+    if (isProse(paragraph)) prose += 1;
   }
-  return 0;
+  return list.length;
+}
+
+/** A run of this many teasers in a row (a linked headline, maybe a short blurb) is a teaser list. */
+const TEASER_ITEMS = 3;
+/** A teaser's blurb is shorter than this (characters); a longer paragraph is the article's. */
+const MAX_BLURB = 300;
+/** A paragraph opening with at least this much link text (characters) opens with a linked headline. */
+const MIN_LEAD_LINK = 10;
+
+function isLinkLed(paragraph: Paragraph): boolean {
+  return paragraph.leadLinked >= MIN_LEAD_LINK;
+}
+
+/** A short paragraph after a teaser is its blurb; an item of a link list has none outside the list. */
+function isBlurb(paragraph: Paragraph, teaser: Paragraph): boolean {
+  return !isLinkLed(paragraph) && paragraph.text.length < MAX_BLURB && (teaser.owner.name !== 'li' || paragraph.owner.name === 'li');
+}
+
+/**
+ * Teaser lists inside the article (other stories, sponsored papers, "more headlines"): runs of
+ * TEASER_ITEMS or more items in a row, each a paragraph opening with a link (the teaser's headline)
+ * and maybe a short blurb; looked for in [from, end).
+ */
+function teaserRuns(list: Paragraph[], from: number, end: number): Set<number> {
+  const found = new Set<number>();
+  let i = from;
+  while (i < end) {
+    if (!isLinkLed(list[i])) {
+      i += 1;
+      continue;
+    }
+    const run: number[] = [];
+    let items = 0;
+    let j = i;
+    while (j < end && isLinkLed(list[j])) {
+      const teaser = list[j];
+      run.push(j);
+      j += 1;
+      items += 1;
+      if (j < end && isBlurb(list[j], teaser)) {
+        run.push(j);
+        j += 1;
+      }
+    }
+    if (items >= TEASER_ITEMS) for (const index of run) found.add(index);
+    i = j;
+  }
+  return found;
+}
+
+/** Where the article's prose has begun: after TAIL_AFTER_PROSE prose paragraphs from the headline on. */
+function proseBegins(list: Paragraph[], start: number): number {
+  let prose = 0;
+  for (let i = start; i < list.length; i += 1) {
+    if (isProse(list[i])) prose += 1;
+    if (prose >= TAIL_AFTER_PROSE) return i + 1;
+  }
+  return list.length;
+}
+
+function remove(list: Paragraph[]): void {
+  for (const { owner } of list) {
+    const parent = owner.parent as Element | null;
+    if (parent) parent.children = parent.children.filter((child) => child !== owner);
+  }
 }
 
 /**
  * Paragraph-level clean-up of the chosen article, in jusText's segmentation (block tags and double
- * <br> end a paragraph): a paragraph that is the whole of its block and is noise, or stands before
- * the headline, goes with its block.
+ * <br> end a paragraph): a paragraph that is the whole of its block and is noise, stands before
+ * the headline, belongs to a teaser list (teaserRuns) or comes from the article's terminating
+ * paragraph on (tailStart), goes with its block.
  */
 export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode[] {
   const root = new Element('div', {}, nodes);
   for (const node of nodes) node.parent = root;
   const list = paragraphs(root);
   const start = headlineIndex(list, headline);
+  const end = tailStart(list, start);
+  const teasers = teaserRuns(list, proseBegins(list, start), end);
   const noise = list.filter(
     (paragraph, i) =>
+      i < end &&
+      !teasers.has(i) &&
       paragraph.whole &&
       paragraph.owner !== root &&
       (i < start || (!paragraph.heading && (isNoise(paragraph) || isLinkNoise(paragraph, list[i - 1], list[i + 1])))),
   );
-  const total = list.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
-  const dropped = noise.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
-  if (dropped <= total * MAX_DROPPED_SHARE) {
-    for (const { owner } of noise) {
-      const parent = owner.parent as Element | null;
-      if (parent) parent.children = parent.children.filter((child) => child !== owner);
-    }
-  }
+  // What stands before the headline and after the terminating line goes whatever its share (comments
+  // and columns of other headlines often outweigh the story); the noise rules within the article are
+  // held back when they would take over half of its text.
+  const before = noise.filter((paragraph) => list.indexOf(paragraph) < start);
+  const within = noise.filter((paragraph) => list.indexOf(paragraph) >= start);
+  const total = list.slice(start, end).reduce((sum, paragraph) => sum + paragraph.text.length, 0);
+  const dropped = within.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
+  remove(before);
+  remove(list.slice(end).filter((paragraph) => paragraph.whole && paragraph.owner !== root));
+  remove(list.filter((paragraph, i) => teasers.has(i) && paragraph.whole && paragraph.owner !== root));
+  if (dropped <= total * MAX_DROPPED_SHARE) remove(within);
   for (const child of root.children) child.parent = null;
   return root.children;
 }
