@@ -86,3 +86,18 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
   for (const paragraph of found) paragraph.whole = perOwner.get(paragraph.owner) === 1 && !holdsOthers.has(paragraph.owner);
   return found;
 }
+
+/** jusText's link-density limit: a paragraph with more of its text in links is navigation. */
+export const MAX_LINK_DENSITY = 0.2;
+/** A paragraph this long (characters) is a sentence with links in it unless links are over half its text. */
+export const LONG_PARAGRAPH = 100;
+
+/** The share of a paragraph's text in links. */
+export function density({ text, linked }: Paragraph): number {
+  return linked / text.length;
+}
+
+/** A prose paragraph: long, with few links. */
+export function isProse(paragraph: Paragraph | undefined): boolean {
+  return paragraph !== undefined && paragraph.text.length >= LONG_PARAGRAPH && density(paragraph) <= MAX_LINK_DENSITY;
+}
