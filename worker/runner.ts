@@ -2,7 +2,6 @@ import { ServiceError, toServiceError } from '../lib/errors/index.js';
 import { SCRAPE_RESULT_TYPE, type ScrapeFailure, type ScrapeJob, type ScrapeResult } from '../lib/protocol/index.js';
 import type { ContentInput, ContentOutput } from './content/pipeline.js';
 import type { Engine, EngineContext, RawPage } from './engine.js';
-import { needsJavaScript } from './usability.js';
 
 export interface ContentRunner {
   run(input: ContentInput): Promise<ContentOutput>;
@@ -67,14 +66,14 @@ export async function runJob(engine: Engine, content: ContentRunner, job: Scrape
       body: output.envelope ? '' : output.body,
       body_encoding: output.bodyEncoding,
       envelope: output.envelope,
-      needs_javascript: engine.name === 'fetch' && needsJavaScript(page.mediaType, page.text),
+      needs_javascript: output.needsJavaScript,
       screenshot_delivered: wantsScreenshot(job) ? (page.screenshots?.length ?? 0) > 0 : null,
       session: page.session ?? null,
     };
   } catch (error) {
     const serviceError = toServiceError(error);
     if (serviceError.code === 'ERR::INTERNAL::ERROR') {
-      context.logger?.error({ err: serviceError.cause ?? error, request_id: job.request_id }, 'job failed unexpectedly');
+      context.logger?.error({ err: serviceError.cause ?? error, request_id: job.request_id, worker_id: context.workerId }, 'job failed unexpectedly');
     }
     return failure(engine, context, job, serviceError, page, queueMs, Date.now() - startedAt);
   }

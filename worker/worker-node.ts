@@ -112,7 +112,6 @@ export class WorkerNode {
       return this.refusal(new ServiceError('ERR::INTERNAL::ERROR', 'Malformed job on the bus'));
     }
     const job = message.value;
-    const logger = this.options.logger.child({ request_id: job.request_id, worker_id: this.id });
     this.inFlight += 1;
     this.metrics.inFlight.set({ engine: job.engine }, this.inFlight);
     const abort = new AbortController();
@@ -121,11 +120,11 @@ export class WorkerNode {
     const release = await this.slots.acquire();
     const started = Date.now();
     try {
-      const result = await runJob(this.options.engine, this.options.content, job, { workerId: this.id, signal: abort.signal, logger });
+      const result = await runJob(this.options.engine, this.options.content, job, { workerId: this.id, signal: abort.signal, logger: this.options.logger });
       const outcome = result.ok ? 'success' : result.error.code;
       this.metrics.jobs.inc({ engine: job.engine, outcome });
       this.metrics.duration.observe({ engine: job.engine }, (Date.now() - started) / 1000);
-      logger.info({ outcome, ms: Date.now() - started }, 'job finished');
+      this.options.logger.info({ request_id: job.request_id, worker_id: this.id, outcome, ms: Date.now() - started }, 'job finished');
       return result;
     } finally {
       release();

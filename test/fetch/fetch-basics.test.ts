@@ -77,6 +77,15 @@ describe.each([true, false])('fetch engine, impersonate=%s', (impersonate) => {
     expect(error.targetStatus).toBe(200);
   });
 
+  it('reads a body of a declared length whole, and refuses one declared over the ceiling', async () => {
+    const page = await get('/sized');
+    expect(page.text).toBe(SIMPLE_HTML);
+    const error = await rejection(get('/big-sized'));
+    expect(error.code).toBe('ERR::UPSTREAM::ERROR');
+    expect(error.detail).toMatch(/10 MiB/);
+    expect(error.targetStatus).toBe(200);
+  });
+
   it('refuses a compressed body that inflates over the ceiling', async () => {
     const error = await rejection(get('/big-gzip'));
     expect(error.code).toBe('ERR::UPSTREAM::ERROR');

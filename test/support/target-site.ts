@@ -107,6 +107,15 @@ const ROUTES: Record<string, Handler> = {
     pump();
   },
   '/big-gzip': compressed('gzip', zlib.gzipSync(Buffer.alloc(BIG_BYTES, 0x61))),
+  /** Bodies of a declared length (the other routes are chunked). */
+  '/sized': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(Buffer.byteLength(SIMPLE_HTML)) });
+    res.end(SIMPLE_HTML);
+  },
+  '/big-sized': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(BIG_BYTES) });
+    res.end(Buffer.alloc(BIG_BYTES, 0x61));
+  },
   '/bare-403': (_req, res) => sendPage(res, NOT_CHALLENGE_PAGES['bare-403']),
 };
 

@@ -25,4 +25,6 @@ export interface ContentOutput {
   extractMs: number;
   /** Content warnings (CONTENT_TRUNCATED, CONTENT_FLATTENED); also inside the envelope. */
   warnings: string[];
+  /** A page of the fetch engine that needs JavaScript to show its content (worker/usability.ts). */
+  needsJavaScript: boolean;
 }

@@ -4,6 +4,7 @@ import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { ContentInput, ContentOutput } from './content-io.js';
 import { buildEnvelope, type EnvelopeContent } from './envelope.js';
 import { renderDocument, type DocumentFormat } from './render.js';
+import { needsJavaScript } from '../usability.js';
 
 export type { ContentInput, ContentOutput } from './content-io.js';
 
@@ -75,6 +76,11 @@ function envelopeContent(input: ContentInput): EnvelopeContent {
 export function processContent(input: ContentInput): ContentOutput {
   const started = performance.now();
   refuseUnsupported(input);
+  // Here rather than on the engine's event loop: its regular expressions scan the whole page.
+  return { ...outputFor(input, started), needsJavaScript: input.engine === 'fetch' && needsJavaScript(input.page.mediaType, input.page.text) };
+}
+
+function outputFor(input: ContentInput, started: number): Omit<ContentOutput, 'needsJavaScript'> {
   const { params, page } = input;
   if (answersWithEnvelope(params)) {
     const envelope = buildEnvelope(input, envelopeContent(input));

@@ -54,12 +54,16 @@ export class ContentPool {
   }
 
   async run(input: ContentInput): Promise<ContentOutput> {
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    // A controller and a timer cleared at once: AbortSignal.timeout's signal stays tracked until collected.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException('content processing timed out', 'TimeoutError')), this.timeoutMs).unref();
     let result: ContentTaskResult;
     try {
-      result = await this.pool.run(input, { signal });
+      result = await this.pool.run(input, { signal: controller.signal });
     } catch (error) {
-      throw this.failure(error, signal, input.page.status);
+      throw this.failure(error, controller.signal, input.page.status);
+    } finally {
+      clearTimeout(timer);
     }
     if (!result.ok) throw ServiceError.fromWire(result.error);
     return result.output;

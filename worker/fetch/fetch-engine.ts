@@ -74,21 +74,27 @@ export class FetchEngine implements Engine {
       bytes: { in: 0, out: 0 },
       proxy: { source: 'direct', endpoint: null, country: null },
     };
-    const budget = deadline(context.signal, Math.max(1, job.budget_ms));
-    const overall = budget.signal;
     try {
       const target = checkTargetUrl(params.url, this.options.policy);
       if (params.proxy !== null) {
         checkProxyUrl(params.proxy, this.options.policy);
         state.proxy = redactProxy(params.proxy);
       }
-      if (params.proxy_verify && params.proxy !== null) await this.verifyProxy(job, params.proxy, target, overall, state);
+      if (params.proxy_verify && params.proxy !== null) await this.verifyProxyWithinBudget(job, params.proxy, target, context.signal, state);
       const cookies = job.session ? await SessionCookieJar.fromSession(job.session) : undefined;
-      const fetched = await this.fetchWithRetries(job, params, target, overall, state, cookies);
+      // No deadline of its own for the whole fetch: each attempt's deadline ends within the budget.
+      const fetched = await this.fetchWithRetries(job, params, target, context.signal, state, cookies);
       const page = this.toRawPage(fetched, state);
       return cookies && job.session ? { ...page, session: await cookies.stateAfter(job.session) } : page;
     } catch (caught) {
       throw this.withDiagnostics(toServiceError(caught), state);
+    }
+  }
+
+  private async verifyProxyWithinBudget(job: ScrapeJob, proxy: string, target: URL, parent: AbortSignal, state: RunState): Promise<void> {
+    const budget = deadline(parent, Math.max(1, job.budget_ms));
+    try {
+      await this.verifyProxy(job, proxy, target, budget.signal, state);
     } finally {
       budget.dispose();
     }
@@ -113,7 +119,8 @@ export class FetchEngine implements Engine {
     job: ScrapeJob,
     params: ScrapeParams,
     target: URL,
-    overall: AbortSignal,
+    /** The caller's signal (worker stop, job deadline); the budget is kept by each attempt's deadline. */
+    parent: AbortSignal,
     state: RunState,
     cookies: SessionCookieJar | undefined,
   ): Promise<FetchedPage> {
@@ -123,7 +130,7 @@ export class FetchEngine implements Engine {
       const remaining = state.budgetMs - (performance.now() - state.started);
       // An attempt that may be followed by another gets part of the budget, so a hang can still be retried.
       const timeoutMs = Math.max(1, Math.round(n < maxAttempts ? Math.max(remaining * 0.6, Math.min(remaining, 2_000)) : remaining));
-      const attempt = deadline(overall, timeoutMs);
+      const attempt = deadline(parent, timeoutMs);
       const signal = attempt.signal;
       // Each redirect hop adds its own abort listener to this one signal.
       setMaxListeners(4 * (this.maxRedirects + 2), signal);
@@ -155,7 +162,7 @@ export class FetchEngine implements Engine {
         const error = toServiceError(caught);
         this.recordAttempt(state, n, attemptStarted, 'error', error);
         const left = state.budgetMs - (performance.now() - state.started);
-        const retry = n < maxAttempts && TRANSIENT_CODES.has(error.code) && !overall.aborted && left >= MIN_RETRY_BUDGET_MS;
+        const retry = n < maxAttempts && TRANSIENT_CODES.has(error.code) && !parent.aborted && left >= MIN_RETRY_BUDGET_MS;
         if (!retry) throw error;
       } finally {
         attempt.dispose();

@@ -58,4 +58,13 @@ describe('runJob', () => {
     expect(result.body).toContain('High water at noon.');
     expect(result.content_type).toBe('text/markdown; charset=utf-8');
   });
+
+  it('says whether the fetched page needs JavaScript (checked with the content, off the event loop)', async () => {
+    const shell = '<html><body><div id="root"></div><script src="/app.js"></script></body></html>';
+    const shellEngine: Engine = { ...engine, fetch: async (j) => ({ ...pageOf(j), text: shell, body: Buffer.from(shell) }) };
+    const needs = await runJob(shellEngine, content, job({}), context);
+    const usable = await runJob(engine, content, job({}), context);
+    expect(needs.ok && needs.needs_javascript).toBe(true);
+    expect(usable.ok && usable.needs_javascript).toBe(false);
+  });
 });
