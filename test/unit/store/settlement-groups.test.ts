@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, createProject } from '../../../lib/store/accounts.js';
 import { periodUsage, reserveCredits, settleReservation, type CreditAccount } from '../../../lib/store/credits.js';
 import type { Db, Queryable } from '../../../lib/store/db.js';
 import { claimSlot } from '../../../lib/store/limits.js';
-import { openStore } from '../../../lib/store/open.js';
 import { SettlementGroups } from '../../../lib/store/settlement-groups.js';
-import { createTestDatabase, distributedServicesAvailable } from '../../support/services.js';
+import { distributedServicesAvailable } from '../../support/services.js';
+import { useTestStore } from '../../support/test-store.js';
 
 const available = await distributedServicesAvailable();
 const CREDIT = 1_000_000;
@@ -35,15 +35,10 @@ function gatedStore(db: Db, failing: Set<string> = new Set()) {
 }
 
 describe.skipIf(!available)('settlements group-committed on PostgreSQL (lib/store/settlement-groups.ts)', () => {
-  let database: { url: string; drop(): Promise<void> };
+  const store = useTestStore();
   let db: Db;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = await openStore({ databaseUrl: database.url, dataDir: null });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await database?.drop();
+  beforeAll(() => {
+    db = store();
   });
 
   async function holdsWithLeases(account: CreditAccount, count: number) {
