@@ -29,7 +29,12 @@ async function takeToken(context: GatewayContext, req: Request, res: Response): 
   const { slot } = admission;
   if (slot !== null) {
     res.locals.admittedSlot = slot;
-    if (slot !== 'full') res.once('close', () => void slot.release());
+    // Only a slot the route never took: the route holds its own until the scrape ends, client gone or not.
+    if (slot !== 'full') {
+      res.once('close', () => {
+        if (res.locals.admittedSlot === slot) void slot.release();
+      });
+    }
   }
   return admission.rate;
 }
