@@ -23,10 +23,9 @@ const MODES = (process.env.BENCH_MODES ?? 'embedded').split(',');
 const SIDES = (process.env.BENCH_SIDES ?? 'direct,api').split(',');
 const TICKS_PER_SECOND = 100;
 
-/** CPU microseconds used so far by this process and the given child processes. */
-function cpuMicros(pids: number[]): number {
-  const own = process.cpuUsage();
-  let total = own.user + own.system;
+/** CPU microseconds used so far by the given processes (none: this process). */
+function processMicros(pids: number[]): number {
+  let total = 0;
   for (const pid of pids) {
     let stat: string;
     try {
@@ -40,7 +39,18 @@ function cpuMicros(pids: number[]): number {
   return total;
 }
 
-async function measure(name: string, run: () => Promise<void>, processes: () => Promise<number[]>): Promise<void> {
+/** CPU microseconds so far: this process (the client), the service's processes, the database backends. */
+function cpuMicros(groups: ProcessGroups): number[] {
+  const own = process.cpuUsage();
+  return [own.user + own.system, processMicros(groups.service), processMicros(groups.database)];
+}
+
+interface ProcessGroups {
+  service: number[];
+  database: number[];
+}
+
+async function measure(name: string, run: () => Promise<void>, processes: () => Promise<ProcessGroups>): Promise<void> {
   if (!SIDES.includes(name.startsWith('direct') ? 'direct' : 'api')) return;
   let next = 0;
   let until = 0;
@@ -53,7 +63,7 @@ async function measure(name: string, run: () => Promise<void>, processes: () => 
   // Warmed up at the measured concurrency, so the pools have opened their connections.
   until = 200;
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const pids = await processes();
+  const groups = await processes();
   until = REQUESTS;
   const profiler = process.env.BENCH_PROFILE && name.startsWith('through') ? new Session() : null;
   if (profiler) {
@@ -61,18 +71,20 @@ async function measure(name: string, run: () => Promise<void>, processes: () => 
     await profiler.post('Profiler.enable');
     await profiler.post('Profiler.start');
   }
-  const cpuStart = cpuMicros(pids);
+  const cpuStart = cpuMicros(groups);
   const start = performance.now();
   next = 0;
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const wall = performance.now() - start;
-  const cpu = (cpuMicros(pids) - cpuStart) / REQUESTS;
+  const split = cpuMicros(groups).map((micros, i) => (micros - cpuStart[i]) / REQUESTS);
+  const cpu = split.reduce((sum, micros) => sum + micros, 0);
   if (profiler) {
     const { profile } = await profiler.post('Profiler.stop');
     writeFileSync(process.env.BENCH_PROFILE!, JSON.stringify(profile));
     profiler.disconnect();
   }
-  console.log(`  ${name.padEnd(20)} ${(cpu / 1000).toFixed(3)} ms CPU per request, ${((REQUESTS / wall) * 1000).toFixed(0)} req/s at c=${CONCURRENCY}`);
+  const parts = split.map((micros) => (micros / 1000).toFixed(3)).join(' / ');
+  console.log(`  ${name.padEnd(20)} ${(cpu / 1000).toFixed(3)} ms CPU per request (client / service / database ${parts}), ${((REQUESTS / wall) * 1000).toFixed(0)} req/s at c=${CONCURRENCY}`);
 }
 
 /** The PostgreSQL backends connected to the benchmark's database (after warm-up, the pools are full). */
@@ -94,8 +106,8 @@ async function main(): Promise<void> {
     const { direct, viaApi } = fetchTierRequests(page, service);
     const databasePids = async () => (service.databaseUrl ? backendPids(service.databaseUrl) : []);
     console.log(title);
-    await measure('direct to the page', direct, async () => service.pids);
-    await measure('through /v1/scrape', viaApi, async () => [...service.pids, ...(await databasePids())]);
+    await measure('direct to the page', direct, async () => ({ service: service.pids, database: [] }));
+    await measure('through /v1/scrape', viaApi, async () => ({ service: service.pids, database: await databasePids() }));
     await service.stop();
   };
   if (MODES.includes('embedded')) await measureProcesses('embedded (this process + `trawler all`):', await startEmbeddedProcess());
@@ -108,8 +120,8 @@ async function main(): Promise<void> {
     await service.db.query('UPDATE organizations SET rate_limit_per_second = 1000000, concurrency_limit = 10000');
     const { direct, viaApi } = fetchTierRequests(page, service);
     console.log('in-process (the embedded service inside this process):');
-    await measure('direct to the page', direct, async () => []);
-    await measure('through /v1/scrape', viaApi, async () => []);
+    await measure('direct to the page', direct, async () => ({ service: [], database: [] }));
+    await measure('through /v1/scrape', viaApi, async () => ({ service: [], database: [] }));
     await service.stop();
   }
   await site.close();

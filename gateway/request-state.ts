@@ -2,6 +2,7 @@ import type { ErrorCode } from '../lib/errors/index.js';
 import type { Logger } from '../lib/log.js';
 import type { RequestLogEntry } from '../lib/store/request-log-entry.js';
 import type { Principal } from './auth/key-resolver.js';
+import type { ConcurrencySlot } from './limits/concurrency.js';
 
 /**
  * What the gateway keeps per request in `res.locals`, declared once for every handler (Express's
@@ -27,6 +28,8 @@ declare global {
       problem?: { code: ErrorCode; detail: string | undefined };
       /** A route's own request log entry (scrapes); otherwise request-log/record-requests.ts builds one. */
       requestLogEntry?: RequestLogEntry;
+      /** middleware/rate-limit.ts, scrapes on the shared limiter: the slot taken with the token, or 'full'. */
+      admittedSlot?: ConcurrencySlot | 'full';
     }
   }
 }

@@ -3,7 +3,7 @@ import type { Logger } from '../../lib/log.js';
 import type { Db } from '../../lib/store/db.js';
 import { MemoryConcurrencyLimiter, type ConcurrencyLimiter, type ConcurrencySlot } from './concurrency.js';
 import { DEFAULT_LEASE, PostgresConcurrencyLimiter, PostgresRateLimiter } from './postgres.js';
-import { MemoryRateLimiter, type RateDecision, type RateLimiter } from './rate-limiter.js';
+import { MemoryRateLimiter, rateDecision, type Admission, type RateDecision, type RateLimiter } from './rate-limiter.js';
 
 export interface GatewayLimits {
   rateLimiter: RateLimiter;
@@ -39,6 +39,17 @@ export function createLimits(db: Db, logger: Logger, options: Partial<SharedLimi
     rateLimiter: {
       take: (keyId, rate): Promise<RateDecision> =>
         fallback.run(() => sharedRate.take(keyId, rate), () => localRate.take(keyId, rate), () => undefined),
+      admit: (keyId, rate, organizationId, limit): Promise<Admission> =>
+        fallback.run(
+          async () => {
+            const { bucket, slot } = await sharedSlots.acquireWithToken(sharedRate.tokenRequest(keyId, rate), organizationId, limit);
+            return { rate: rateDecision(rate, bucket.tokens, bucket.granted), slot };
+          },
+          async () => ({ rate: await localRate.take(keyId, rate), slot: null }),
+          (late) => {
+            if (late.slot !== null && late.slot !== 'full') void late.slot.release();
+          },
+        ),
     },
     concurrency: {
       acquire: (organizationId, limit): Promise<ConcurrencySlot> =>

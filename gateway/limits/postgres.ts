@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../lib/store/db.js';
-import { claimSlot, releaseSlot, renewSlots, takeToken } from '../../lib/store/limits.js';
+import { claimSlot, releaseSlot, renewSlots, takeToken, takeTokenAndClaimSlot, type BucketState } from '../../lib/store/limits.js';
 import { concurrencyExceeded, type ConcurrencyLimiter, type ConcurrencySlot } from './concurrency.js';
 import { BURST_SECONDS, bucketCapacity, rateDecision, type RateDecision, type RateLimiter } from './rate-limiter.js';
 
@@ -14,9 +14,22 @@ export class PostgresRateLimiter implements RateLimiter {
   ) {}
 
   async take(keyId: string, rate: number): Promise<RateDecision> {
-    const state = await takeToken(this.db, keyId, rate, bucketCapacity(rate, this.burstSeconds), this.clock?.() ?? null);
+    const token = this.tokenRequest(keyId, rate);
+    const state = await takeToken(this.db, keyId, rate, token.capacity, token.nowMs);
     return rateDecision(rate, state.tokens, state.granted);
   }
+
+  /** What a take of one token from the key's bucket asks the store (also for `acquireWithToken`). */
+  tokenRequest(keyId: string, rate: number): TokenRequest {
+    return { keyId, rate, capacity: bucketCapacity(rate, this.burstSeconds), nowMs: this.clock?.() ?? null };
+  }
+}
+
+export interface TokenRequest {
+  keyId: string;
+  rate: number;
+  capacity: number;
+  nowMs: number | null;
 }
 
 export interface LeaseOptions {
@@ -53,19 +66,24 @@ export class PostgresConcurrencyLimiter implements ConcurrencyLimiter {
     // Each lost race means another replica took a slot, so at most `limit` rounds find one or none.
     for (let round = 0; round <= limit; round += 1) {
       const claim = await claimSlot(this.db, organizationId, limit, holder, this.options.leaseMs);
-      if (claim.slot !== null) {
-        this.held.add(holder);
-        return {
-          limit,
-          remaining: Math.max(0, limit - claim.busy - 1),
-          release: this.releaser(holder),
-          leaseHolder: holder,
-          leaseFreed: () => void this.held.delete(holder),
-        };
-      }
+      if (claim.slot !== null) return this.heldSlot(holder, limit, claim.busy);
       if (claim.candidates === 0) break;
     }
     throw concurrencyExceeded(limit);
+  }
+
+  /**
+   * The key's token and, when granted, a slot, in one statement (a scrape's admission). The slot is
+   * 'full' when the organization had none free, null when the token was refused or another replica
+   * took the chosen slot first (then `acquire` decides).
+   */
+  async acquireWithToken(token: TokenRequest, organizationId: string, limit: number): Promise<{ bucket: BucketState; slot: ConcurrencySlot | 'full' | null }> {
+    const holder = randomUUID();
+    const claim = await takeTokenAndClaimSlot(this.db, token, { organizationId, limit, holder, leaseMs: this.options.leaseMs });
+    const bucket = { tokens: claim.tokens, granted: claim.granted };
+    if (!claim.granted) return { bucket, slot: null };
+    if (claim.slot !== null) return { bucket, slot: this.heldSlot(holder, limit, claim.busy) };
+    return { bucket, slot: claim.candidates === 0 ? 'full' : null };
   }
 
   async renewLeases(): Promise<number> {
@@ -77,6 +95,17 @@ export class PostgresConcurrencyLimiter implements ConcurrencyLimiter {
     const holders = [...this.held];
     this.held.clear();
     await Promise.all(holders.map((holder) => releaseSlot(this.db, holder).catch(() => undefined)));
+  }
+
+  private heldSlot(holder: string, limit: number, busy: number): ConcurrencySlot {
+    this.held.add(holder);
+    return {
+      limit,
+      remaining: Math.max(0, limit - busy - 1),
+      release: this.releaser(holder),
+      leaseHolder: holder,
+      leaseFreed: () => void this.held.delete(holder),
+    };
   }
 
   private releaser(holder: string): () => Promise<void> {

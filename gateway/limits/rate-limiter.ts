@@ -1,4 +1,5 @@
 import { ServiceError } from '../../lib/errors/index.js';
+import type { ConcurrencySlot } from './concurrency.js';
 
 export interface RateDecision {
   limit: number;
@@ -11,6 +12,17 @@ export interface RateDecision {
  */
 export interface RateLimiter {
   take(keyId: string, rate: number): Promise<RateDecision>;
+  /**
+   * The shared limiter only: the token and, when granted, one of the organization's concurrency
+   * slots in one round trip (scrapes). `slot` is 'full' when none was free, null when the caller
+   * must acquire one itself. Refuses like `take`, taking no slot then.
+   */
+  admit?(keyId: string, rate: number, organizationId: string, concurrencyLimit: number): Promise<Admission>;
+}
+
+export interface Admission {
+  rate: RateDecision;
+  slot: ConcurrencySlot | 'full' | null;
 }
 
 export const BURST_SECONDS = 2;

@@ -1,11 +1,16 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { GatewayContext } from '../context.js';
+import type { RateDecision } from '../limits/rate-limiter.js';
 import { principalOf } from './auth.js';
 
-/** One token per authenticated request (cache hits included); headers on every answer. */
+/**
+ * One token per authenticated request (cache hits included); headers on every answer. A scrape on
+ * the shared limiter takes its concurrency slot in the same statement; the route uses it (or answers
+ * 429 where it would have asked for one), and a slot the route never reached is freed with the answer.
+ */
 export function rateLimit(context: GatewayContext) {
-  return (_req: Request, res: Response, next: NextFunction) => {
-    takeToken(context, res).then(
+  return (req: Request, res: Response, next: NextFunction) => {
+    takeToken(context, req, res).then(
       (decision) => {
         res.setHeader('X-RateLimit-Limit', String(decision.limit));
         res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
@@ -16,7 +21,25 @@ export function rateLimit(context: GatewayContext) {
   };
 }
 
-async function takeToken(context: GatewayContext, res: Response) {
-  const principal = principalOf(res);
-  return context.rateLimiter.take(principal.key.id, principal.organization.rate_limit_per_second);
+async function takeToken(context: GatewayContext, req: Request, res: Response): Promise<RateDecision> {
+  const { key, organization } = principalOf(res);
+  const { rateLimiter } = context;
+  if (!rateLimiter.admit || !takesSlot(req)) return rateLimiter.take(key.id, organization.rate_limit_per_second);
+  const admission = await rateLimiter.admit(key.id, organization.rate_limit_per_second, organization.id, organization.concurrency_limit);
+  const { slot } = admission;
+  if (slot !== null) {
+    res.locals.admittedSlot = slot;
+    // Only a slot the route never took: the route holds its own until the scrape ends, client gone or not.
+    if (slot !== 'full') {
+      res.once('close', () => {
+        if (res.locals.admittedSlot === slot) void slot.release();
+      });
+    }
+  }
+  return admission.rate;
+}
+
+/** GET and POST /v1/scrape hold a concurrency slot (routes/scrape.ts). */
+function takesSlot(req: Request): boolean {
+  return req.path === '/scrape' && (req.method === 'POST' || req.method === 'GET');
 }

@@ -3,6 +3,7 @@ import { toServiceError, type ServiceError } from '../../lib/errors/index.js';
 import { parseScrapeBody, parseScrapeQuery, type ProjectDefaults } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { GatewayContext } from '../context.js';
+import { concurrencyExceeded, type ConcurrencySlot } from '../limits/concurrency.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { principalOf, scope } from '../middleware/auth.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
@@ -48,7 +49,7 @@ async function handleScrape(context: GatewayContext, read: ReadParams, req: Requ
     if (!res.writableFinished) clientGone = true;
   });
   try {
-    const slot = await context.concurrency.acquire(principal.organization.id, principal.organization.concurrency_limit);
+    const slot = await acquireSlot(context, res, principal.organization.id, principal.organization.concurrency_limit);
     res.setHeader('Concurrency-Limit', String(slot.limit));
     res.setHeader('Concurrency-Remaining', String(slot.remaining));
     try {
@@ -84,6 +85,14 @@ async function handleScrape(context: GatewayContext, read: ReadParams, req: Requ
   });
   if (failure) throw failure;
   res.end(body);
+}
+
+/** The slot taken with the request's token (middleware/rate-limit.ts), or one acquired now. */
+async function acquireSlot(context: GatewayContext, res: Response, organizationId: string, limit: number): Promise<ConcurrencySlot> {
+  const admitted = res.locals.admittedSlot;
+  res.locals.admittedSlot = undefined;
+  if (admitted === 'full') throw concurrencyExceeded(limit);
+  return admitted ?? context.concurrency.acquire(organizationId, limit);
 }
 
 function parseOptions(context: GatewayContext, projectDefaults: ProjectDefaults) {

@@ -3,6 +3,7 @@ import { type KeyEnvironment } from '../apikeys.js';
 import { ServiceError } from '../errors/index.js';
 import type { Db, Queryable } from './db.js';
 import { allowancePeriod, isoDate } from './allowance-period.js';
+import { settleStored } from './stored-settlements.js';
 
 export interface CreditAccount {
   organizationId: string;
@@ -108,6 +109,8 @@ async function holdIn(
  * Releases the hold and charges `chargedMicro` (at most the hold), in one statement. Settling twice
  * is a no-op, so a retried settlement never bills twice. A hold kept in memory (embedded store) is
  * written settled, group-committed with the settlements queued meanwhile; never inside a transaction.
+ * On PostgreSQL outside a transaction the settlements that queue while one is written go together
+ * in the next statement (settlement-groups.ts).
  * `leaseHolder` names a concurrency lease (lib/store/limits.ts) the same statement deletes, settled or
  * not: the scrape's slot is freed with its settlement instead of by a statement of its own.
  */
@@ -120,28 +123,8 @@ export async function settleReservation(
 ): Promise<boolean> {
   const inMemory = db.memoryHolds?.settle(reservationId, chargedMicro, engine);
   if (inMemory) return inMemory;
-  const claimed = `claimed AS (
-       UPDATE credit_reservations SET settled_at = now(), charged_micro = LEAST($2::bigint, amount_micro), engine = $3
-        WHERE id = $1 AND settled_at IS NULL
-        RETURNING organization_id, period_start, environment, amount_micro, charged_micro)`;
-  const moved = `UPDATE credit_periods p
-        SET reserved_micro = p.reserved_micro - c.amount_micro, spent_micro = p.spent_micro + c.charged_micro
-       FROM claimed c
-      WHERE p.organization_id = c.organization_id AND p.period_start = c.period_start AND p.environment = c.environment`;
-  if (leaseHolder === null) {
-    const result = await db.query(`WITH ${claimed} ${moved}`, [reservationId, chargedMicro, engine], { name: 'credits_settle' });
-    return result.rowCount > 0;
-  }
-  // Lock order (docs/batch.md "Lock order"): the hold, its period, then the lease row. The DELETE runs
-  // though nothing reads its result: PostgreSQL runs every data-modifying WITH clause.
-  const result = await db.query<{ settled: number }>(
-    `WITH ${claimed}, moved AS (${moved} RETURNING 1),
-     freed AS (DELETE FROM concurrency_slots WHERE holder = $4)
-     SELECT (SELECT count(*) FROM moved)::int AS settled`,
-    [reservationId, chargedMicro, engine, leaseHolder],
-    { name: 'credits_settle_free_slot' },
-  );
-  return result.rows[0].settled > 0;
+  const settlement = { reservationId, chargedMicro, engine, leaseHolder };
+  return db.settlementGroups ? db.settlementGroups.settle(settlement) : settleStored(db, settlement);
 }
 
 /** Names the request that spent a batch item's hold (the item's latest attempt). */

@@ -1,4 +1,5 @@
 import type { MemoryHolds } from './memory-holds.js';
+import type { SettlementGroups } from './settlement-groups.js';
 
 /** The store's one dialect is PostgreSQL (DESIGN.md decision 1): a server through `pg`, or PGlite in-process. */
 export interface QueryResult<T> {
@@ -20,6 +21,8 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
   /** The embedded store only: scrape credit holds kept by the one process that owns it (memory-holds.ts). */
   readonly memoryHolds?: MemoryHolds;
+  /** PostgreSQL outside a transaction only: settlements of stored holds, group-committed (settlement-groups.ts). */
+  readonly settlementGroups?: SettlementGroups;
 }
 
 export interface Db extends Queryable {

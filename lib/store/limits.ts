@@ -19,24 +19,25 @@ export interface BucketState {
   granted: boolean;
 }
 
+/** The bucket upsert of `takeToken` ($1 key, $2 capacity, $3 rate, $4 clock or null), returning tokens and granted. */
+const TAKE_TOKEN = (() => {
+  const level = `LEAST($2::float8, b.tokens + GREATEST(0, EXCLUDED.refilled_at_ms - b.refilled_at_ms) * $3::float8 / 1000)`;
+  return `INSERT INTO rate_limit_buckets AS b (key_id, tokens, refilled_at_ms, granted)
+     SELECT $1, $2::float8 - 1, COALESCE($4::float8, extract(epoch FROM clock_timestamp()) * 1000), true FROM ${ASYNC_COMMIT}
+     ON CONFLICT (key_id) DO UPDATE SET
+       tokens = ${level} - CASE WHEN ${level} >= 1 THEN 1 ELSE 0 END,
+       refilled_at_ms = GREATEST(b.refilled_at_ms, EXCLUDED.refilled_at_ms),
+       granted = ${level} >= 1
+     RETURNING tokens, granted`;
+})();
+
 /**
  * Refills the key's bucket for the time since its last refill (at `rate` per second, up to
  * `capacity`), then takes one token if a whole one is there. One upsert: concurrent takers of the
  * same key are serialised on its row, and each sees the tokens the previous one left.
  */
 export async function takeToken(db: Queryable, keyId: string, rate: number, capacity: number, nowMs: number | null): Promise<BucketState> {
-  const level = `LEAST($2::float8, b.tokens + GREATEST(0, EXCLUDED.refilled_at_ms - b.refilled_at_ms) * $3::float8 / 1000)`;
-  const result = await db.query<BucketState>(
-    `INSERT INTO rate_limit_buckets AS b (key_id, tokens, refilled_at_ms, granted)
-     SELECT $1, $2::float8 - 1, COALESCE($4::float8, extract(epoch FROM clock_timestamp()) * 1000), true FROM ${ASYNC_COMMIT}
-     ON CONFLICT (key_id) DO UPDATE SET
-       tokens = ${level} - CASE WHEN ${level} >= 1 THEN 1 ELSE 0 END,
-       refilled_at_ms = GREATEST(b.refilled_at_ms, EXCLUDED.refilled_at_ms),
-       granted = ${level} >= 1
-     RETURNING tokens, granted`,
-    [keyId, capacity, rate, nowMs],
-    { name: 'limits_take_token' },
-  );
+  const result = await db.query<BucketState>(TAKE_TOKEN, [keyId, capacity, rate, nowMs], { name: 'limits_take_token' });
   return result.rows[0];
 }
 
@@ -58,25 +59,54 @@ export interface SlotClaim {
  */
 export async function claimSlot(db: Queryable, organizationId: string, limit: number, holder: string, leaseMs: number): Promise<SlotClaim> {
   const result = await db.query<SlotClaim>(
-    `WITH live AS (
-       SELECT c.slot FROM concurrency_slots c, ${ASYNC_COMMIT}
-        WHERE c.organization_id = $1 AND c.expires_at > clock_timestamp()
-     ), candidate AS (
-       SELECT s AS slot FROM generate_series(0, LEAST($2::int, (SELECT count(*) FROM live)::int + 8) - 1) s
-       WHERE s NOT IN (SELECT slot FROM live)
-       ORDER BY random() LIMIT 1
-     ), taken AS (
-       INSERT INTO concurrency_slots AS c (organization_id, slot, holder, expires_at)
-       SELECT $1, slot, $3, clock_timestamp() + $4::int * interval '1 millisecond' FROM candidate
-       ON CONFLICT (organization_id, slot) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-         WHERE c.expires_at <= clock_timestamp()
-       RETURNING c.slot
-     )
+    `WITH ${claimClauses({ organization: '$1', limit: '$2', holder: '$3', leaseMs: '$4' }, `, ${ASYNC_COMMIT}`, 'true')}
      SELECT (SELECT count(*) FROM candidate)::int AS candidates,
             (SELECT slot FROM taken) AS slot,
             (SELECT count(*) FROM live)::int AS busy`,
     [organizationId, limit, holder, leaseMs],
     { name: 'limits_claim_slot' },
+  );
+  return result.rows[0];
+}
+
+/** The WITH clauses live, candidate and taken of a slot claim, with the statement's parameter names; no candidate unless `when`. */
+function claimClauses(p: { organization: string; limit: string; holder: string; leaseMs: string }, asyncCommit: string, when: string): string {
+  return `live AS (
+       SELECT c.slot FROM concurrency_slots c${asyncCommit}
+        WHERE c.organization_id = ${p.organization} AND c.expires_at > clock_timestamp()
+     ), candidate AS (
+       SELECT s AS slot FROM generate_series(0, LEAST(${p.limit}::int, (SELECT count(*) FROM live)::int + 8) - 1) s
+       WHERE s NOT IN (SELECT slot FROM live) AND ${when}
+       ORDER BY random() LIMIT 1
+     ), taken AS (
+       INSERT INTO concurrency_slots AS c (organization_id, slot, holder, expires_at)
+       SELECT ${p.organization}, slot, ${p.holder}, clock_timestamp() + ${p.leaseMs}::int * interval '1 millisecond' FROM candidate
+       ON CONFLICT (organization_id, slot) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+         WHERE c.expires_at <= clock_timestamp()
+       RETURNING c.slot
+     )`;
+}
+
+export interface TokenAndSlot extends BucketState, SlotClaim {}
+
+/**
+ * `takeToken` and, only when the token was granted, `claimSlot`, in one statement (a scrape's
+ * admission: one round trip instead of two). Not granted: no slot is looked for (candidates 0).
+ * Locks the key's bucket row, then the organization's slot row (docs/batch.md "Lock order").
+ */
+export async function takeTokenAndClaimSlot(
+  db: Queryable,
+  token: { keyId: string; rate: number; capacity: number; nowMs: number | null },
+  slot: { organizationId: string; limit: number; holder: string; leaseMs: number },
+): Promise<TokenAndSlot> {
+  const result = await db.query<TokenAndSlot>(
+    `WITH bucket AS (${TAKE_TOKEN}),
+     ${claimClauses({ organization: '$5', limit: '$6', holder: '$7', leaseMs: '$8' }, '', '(SELECT granted FROM bucket)')}
+     SELECT (SELECT tokens FROM bucket) AS tokens, (SELECT granted FROM bucket) AS granted,
+            (SELECT count(*) FROM candidate)::int AS candidates, (SELECT slot FROM taken) AS slot,
+            (SELECT count(*) FROM live)::int AS busy`,
+    [token.keyId, token.capacity, token.rate, token.nowMs, slot.organizationId, slot.limit, slot.holder, slot.leaseMs],
+    { name: 'limits_take_token_claim_slot' },
   );
   return result.rows[0];
 }

@@ -104,7 +104,9 @@ export class MemoryHolds {
     this.open.delete(id);
     return new Promise((resolve, reject) => {
       this.queued.push({ hold, chargedMicro: Math.min(chargedMicro, hold.amountMicro), engine, done: (error) => (error ? reject(error) : resolve(true)) });
-      this.writing ??= this.writeQueued();
+      // The write starts after the I/O callbacks ready now have run: PGlite runs a statement on this
+      // thread, so without the turn no settlement could queue behind it and each would go alone.
+      this.writing ??= new Promise<void>((started) => setImmediate(started)).then(() => this.writeQueued());
     });
   }
 

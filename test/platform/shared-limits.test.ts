@@ -111,6 +111,23 @@ describe.skipIf(!available)('limits shared by two gateway replicas on one Postgr
     expect(again.headers.get('concurrency-remaining')).toBe('2');
   });
 
+  it('frees the slot taken with the token when the scrape is refused before it runs (403 scope, 400 body)', async () => {
+    const { organizationId, secret } = await keyWithLimits(1000, 1);
+    const db = stores[0];
+    const project = await db.query<{ id: string }>('SELECT id FROM projects WHERE organization_id = $1', [organizationId]);
+    const { secret: batchOnly } = await createApiKey(db, { projectId: project.rows[0].id, name: 'b', environment: 'live', scopes: ['batch'] });
+    const forbidden = await fetch(`${gateways[0].url}/v1/scrape`, jsonPost(batchOnly, { url: site.url, cache: false }));
+    expect(forbidden.status).toBe(403);
+    const malformed = await fetch(`${gateways[1].url}/v1/scrape`, { ...jsonPost(secret, {}), body: '{"url":' });
+    expect(malformed.status).toBe(400);
+    const leases = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM concurrency_slots WHERE organization_id = $1', [organizationId])).rows[0].n;
+    await until(leases, (n) => n === 0, 30_000);
+    // The organization's only slot is free: the next scrape runs.
+    site.releaseAll();
+    const scrape = await fetch(`${gateways[0].url}/v1/scrape`, jsonPost(secret, { url: site.url, cache: false }));
+    expect(scrape.status).toBe(200);
+  });
+
   it("a dead gateway's slot comes back when its lease expires; a live one keeps its slot by renewing", async () => {
     const { organizationId } = await keyWithLimits(1000, 1);
     const [dbA, dbB] = [await store(), await store()];

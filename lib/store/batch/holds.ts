@@ -3,6 +3,7 @@ import { newId } from '../../ids.js';
 import { allowancePeriod, isoDate } from '../allowance-period.js';
 import type { CreditAccount } from '../credits.js';
 import type { Queryable } from '../db.js';
+import { MOVED_BY_TOTALS } from '../stored-settlements.js';
 
 export interface ItemHold {
   amountMicro: number;
@@ -79,14 +80,7 @@ export async function settleItemHolds(db: Queryable, updates: ItemHoldUpdate[]):
        UPDATE credit_reservations r SET request_id = v.request_id
          FROM v WHERE r.id = v.id AND NOT EXISTS (SELECT 1 FROM claimed c WHERE c.id = v.id)
        RETURNING 1),
-     totals AS (
-       SELECT organization_id, period_start, environment, sum(amount_micro) AS amount, sum(charged_micro) AS charged
-         FROM claimed GROUP BY organization_id, period_start, environment),
-     moved AS (
-       UPDATE credit_periods p SET reserved_micro = p.reserved_micro - t.amount, spent_micro = p.spent_micro + t.charged
-         FROM totals t
-        WHERE p.organization_id = t.organization_id AND p.period_start = t.period_start AND p.environment = t.environment
-       RETURNING 1)
+     ${MOVED_BY_TOTALS}
      SELECT id FROM claimed`,
     [JSON.stringify(updates.map((u) => ({ id: u.reservationId, request_id: u.requestId, settle: u.settle !== null, charged: u.settle?.chargedMicro ?? 0, engine: u.settle?.engine ?? null })))],
   );

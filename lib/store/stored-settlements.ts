@@ -1,0 +1,81 @@
+import type { Queryable } from './db.js';
+
+/**
+ * The SQL that settles holds kept as rows (PostgreSQL scrapes, batch items, stale holds): release
+ * the hold, charge at most its amount, move the period's reserved to spent, and free the scrape's
+ * concurrency lease row when one is named. Each settles a hold at most once: a second settlement
+ * finds it settled and does nothing.
+ */
+
+export interface StoredSettlement {
+  reservationId: string;
+  chargedMicro: number;
+  engine: string | null;
+  /** A concurrency lease (lib/store/limits.ts) deleted by the same statement, settled or not. */
+  leaseHolder: string | null;
+}
+
+const CLAIMED = `claimed AS (
+       UPDATE credit_reservations SET settled_at = now(), charged_micro = LEAST($2::bigint, amount_micro), engine = $3
+        WHERE id = $1 AND settled_at IS NULL
+        RETURNING organization_id, period_start, environment, amount_micro, charged_micro)`;
+const MOVED = `UPDATE credit_periods p
+        SET reserved_micro = p.reserved_micro - c.amount_micro, spent_micro = p.spent_micro + c.charged_micro
+       FROM claimed c
+      WHERE p.organization_id = c.organization_id AND p.period_start = c.period_start AND p.environment = c.environment`;
+
+/**
+ * WITH clauses `totals` and `moved` of a statement whose `claimed` clause returned settled holds
+ * (organization_id, period_start, environment, amount_micro, charged_micro): each period's reserved
+ * and spent moved once by its holds' totals; `moved` returns the periods' keys.
+ */
+export const MOVED_BY_TOTALS = `totals AS (
+       SELECT organization_id, period_start, environment, sum(amount_micro) AS amount, sum(charged_micro) AS charged
+         FROM claimed GROUP BY organization_id, period_start, environment),
+     moved AS (
+       UPDATE credit_periods p SET reserved_micro = p.reserved_micro - t.amount, spent_micro = p.spent_micro + t.charged
+         FROM totals t
+        WHERE p.organization_id = t.organization_id AND p.period_start = t.period_start AND p.environment = t.environment
+        RETURNING p.organization_id, p.period_start, p.environment)`;
+
+/** One settlement in one statement; true when this call settled the hold. */
+export async function settleStored(db: Queryable, { reservationId, chargedMicro, engine, leaseHolder }: StoredSettlement): Promise<boolean> {
+  if (leaseHolder === null) {
+    const result = await db.query(`WITH ${CLAIMED} ${MOVED}`, [reservationId, chargedMicro, engine], { name: 'credits_settle' });
+    return result.rowCount > 0;
+  }
+  // Lock order (docs/batch.md "Lock order"): the hold, its period, then the lease row. The DELETE runs
+  // though nothing reads its result: PostgreSQL runs every data-modifying WITH clause.
+  const result = await db.query<{ settled: number }>(
+    `WITH ${CLAIMED}, moved AS (${MOVED} RETURNING 1),
+     freed AS (DELETE FROM concurrency_slots WHERE holder = $4)
+     SELECT (SELECT count(*) FROM moved)::int AS settled`,
+    [reservationId, chargedMicro, engine, leaseHolder],
+    { name: 'credits_settle_free_slot' },
+  );
+  return result.rows[0].settled > 0;
+}
+
+/**
+ * Several settlements (distinct holds) in one statement: the same steps as `settleStored`, each
+ * period moved once by its holds' totals. Returns the ids of the holds this statement settled.
+ * Lock order: the holds, their periods, then the lease rows (docs/batch.md "Lock order").
+ */
+export async function settleStoredGroup(db: Queryable, group: readonly StoredSettlement[]): Promise<Set<string>> {
+  const rows = group.map((s) => ({ id: s.reservationId, charged: s.chargedMicro, engine: s.engine, holder: s.leaseHolder }));
+  const result = await db.query<{ id: string }>(
+    `WITH v AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id text, charged bigint, engine text, holder text)),
+     claimed AS (
+       UPDATE credit_reservations r SET settled_at = now(), charged_micro = LEAST(v.charged, r.amount_micro), engine = v.engine
+         FROM v
+        WHERE r.id = v.id AND r.settled_at IS NULL
+        RETURNING r.id, r.organization_id, r.period_start, r.environment, r.amount_micro, r.charged_micro),
+     ${MOVED_BY_TOTALS},
+     freed AS (DELETE FROM concurrency_slots s USING v WHERE s.holder = v.holder)
+     SELECT c.id FROM claimed c JOIN moved m USING (organization_id, period_start, environment)`,
+    [JSON.stringify(rows)],
+    { name: 'credits_settle_group' },
+  );
+  return new Set(result.rows.map((row) => row.id));
+}
