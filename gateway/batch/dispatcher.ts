@@ -100,7 +100,7 @@ export function startBatchDispatcher(
   };
 
   const writer = new ResultWriter({
-    db, owner, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS, logger: context.logger, stopping: () => stopped, running: () => scraping, claimNext,
+    db, owner, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS, logger: context.logger, stopping: () => stopped, running: () => scraping, claimNext, requestLog: context.requestLog,
   });
 
   const runClaimed = (item: ClaimedItem) => {

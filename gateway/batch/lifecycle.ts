@@ -1,4 +1,5 @@
 import type { Queryable } from '../../lib/store/db.js';
+import type { RequestLogRow } from '../../lib/store/request-log.js';
 import { settleReservation } from '../../lib/store/credits.js';
 import { settleItemHolds } from '../../lib/store/batch/holds.js';
 import { cancelQueuedItems } from '../../lib/store/batch/items.js';
@@ -30,6 +31,8 @@ export interface ItemOutcome {
   error: { code: string; retryable: boolean; detail: string | null } | null;
   contentType: string | null;
   body: Buffer | null;
+  /** The attempt's request log entry, stored with the result (absent: logged elsewhere). */
+  log?: RequestLogRow;
 }
 
 export interface FinishedItem {

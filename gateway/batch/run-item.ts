@@ -63,17 +63,18 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
     bytesOut: body?.bytes.length ?? 0,
     clientGone: false,
   });
-  context.requestLog.add(entry, item.job.organization_id);
+  // Stored with the item's result, in its finishing transaction (gateway/batch/result-writer.ts).
+  const log = { entry, organizationId: item.job.organization_id };
   if (success && body) {
     return {
       kind: 'succeeded', httpStatus: success.target_status, chargedMicro: record.chargedMicro, engine: success.engine,
-      bytes: body.bytes.length, durationMs, error: null, contentType: body.contentType, body: body.bytes,
+      bytes: body.bytes.length, durationMs, error: null, contentType: body.contentType, body: body.bytes, log,
     };
   }
   const error = failure ?? new ServiceError('ERR::INTERNAL::ERROR', 'batch item produced no result');
   const retry = error.retryable && item.attempts < item.job.max_attempts;
   return {
     kind: retry ? 'retry' : 'failed', httpStatus: error.targetStatus, chargedMicro: 0, engine: record.engine, bytes: 0, durationMs,
-    error: { code: error.code, retryable: error.retryable, detail: error.detail ?? null }, contentType: null, body: null,
+    error: { code: error.code, retryable: error.retryable, detail: error.detail ?? null }, contentType: null, body: null, log,
   };
 }

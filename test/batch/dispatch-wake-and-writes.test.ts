@@ -172,6 +172,10 @@ describe('batch dispatch wake-up and batched result writes', { timeout: 4 * SLOW
     expect(target.hits.size).toBe(ITEMS);
     // attempts 1 everywhere: the rolled-back claim counted no attempt and started nothing.
     await expectEachChargedOnce(service, client, job.id as string, ITEMS);
+    // Request log entries are stored with the results; those of the rolled-back group are stored all the same.
+    for (const line of await allLines(client, job.id as string)) {
+      expect((await client.get(`/v1/requests/${line.request_id as string}`)).status).toBe(200);
+    }
   });
 
   it.skipIf(!available)('two dispatchers on one PostgreSQL never run an item twice, and bill each once', async () => {
