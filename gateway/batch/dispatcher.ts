@@ -3,13 +3,14 @@ import { newId } from '../../lib/ids.js';
 import { purgeExpiredResults } from '../../lib/store/batch/jobs.js';
 import { claimItems, dueReleases, expiredLeases, jobsToFinalize, renewLeases, type ClaimedItem } from '../../lib/store/batch/leases.js';
 import { handBackItems } from '../../lib/store/batch/outcomes.js';
+import type { Queryable } from '../../lib/store/db.js';
 import { gatedDb } from '../../lib/store/gated-db.js';
 import { dispatcherConnections } from '../../lib/store/pool-sizing.js';
 import type { GatewayContext } from '../context.js';
 import { startPeriodic } from '../periodic.js';
 import { finalizeJob, requeueExpired, returnDueHold, type ItemOutcome } from './lifecycle.js';
-import { ResultWriter } from './result-writer.js';
-import { runItem, withEntitlements, type EntitledItem } from './run-item.js';
+import { ResultWriter, type ClaimTicket } from './result-writer.js';
+import { runItem } from './run-item.js';
 import { onBatchWork } from './work-signal.js';
 
 const SWEEP_BATCH = 500;
@@ -32,6 +33,8 @@ export interface DispatcherHooks {
   beforeFinish?(item: ClaimedItem, outcome: ItemOutcome): Promise<void>;
   /** Inside the finishing transaction, once the item's hold is settled (job and item locked). */
   afterSettle?(item: ClaimedItem): Promise<void>;
+  /** A finishing transaction has claimed the next items (its group written, nothing committed yet). */
+  afterClaimInFinish?(claimed: ClaimedItem[]): Promise<void>;
   /** A hold was found due; it is not yet returned. */
   beforeHoldReturn?(due: { job_id: string; seq: number; reservation_id: string | null }): Promise<void>;
 }
@@ -60,9 +63,47 @@ export function startBatchDispatcher(
   /** Claimed items whose scrape has not answered yet (the rest of inFlight waits to be written). */
   let scraping = 0;
 
-  const writer = new ResultWriter({ db, owner, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS, logger: context.logger, stopping: () => stopped, running: () => scraping });
+  /**
+   * One claim at a time counts the free room, whether it runs on its own or inside a finishing
+   * transaction: held from counting until the claimed items are in `inFlight` (or the claim is given up).
+   */
+  let claimHeld = false;
+  const canClaim = () => !stopped && context.directory.deployedEngines().size > 0;
+  const claimInto = (tx: Queryable, room: number): Promise<ClaimedItem[]> =>
+    claimItems(tx, { owner, leaseMs: config.BATCH_LEASE_MS, capacity: room, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS });
 
-  const runClaimed = (item: EntitledItem) => {
+  /** Inside a finishing transaction: the room its group frees, and any left, claimed in the same transaction. */
+  const claimNext = async (tx: Queryable, freed: number): Promise<ClaimTicket | null> => {
+    // The group's items are still in inFlight until their write resolves, after the ticket is committed.
+    const room = config.BATCH_DISPATCH_CAPACITY - inFlight.size + freed;
+    // A dispatcher driven by hand (autoStart false, tests) claims only on tick().
+    if (claimHeld || options.autoStart === false || !canClaim() || room <= 0) return null;
+    claimHeld = true;
+    let claimed: ClaimedItem[];
+    try {
+      claimed = await claimInto(tx, room);
+      await hooks.afterClaimInFinish?.(claimed);
+    } catch (error) {
+      claimHeld = false;
+      throw error;
+    }
+    return {
+      committed: () => {
+        claimHeld = false;
+        for (const item of claimed) runClaimed(item);
+      },
+      rolledBack: () => {
+        claimHeld = false;
+        wake();
+      },
+    };
+  };
+
+  const writer = new ResultWriter({
+    db, owner, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS, logger: context.logger, stopping: () => stopped, running: () => scraping, claimNext, requestLog: context.requestLog,
+  });
+
+  const runClaimed = (item: ClaimedItem) => {
     const key = `${item.job.id}:${item.seq}`;
     scraping += 1;
     const work = (async () => {
@@ -105,17 +146,22 @@ export function startBatchDispatcher(
   const claim = async () => {
     // A gateway that has not yet heard from any worker (just started, or the fleet is down) leaves items
     // queued rather than spending their attempts on ENGINE::UNAVAILABLE.
-    if (stopped || context.directory.deployedEngines().size === 0) return;
+    if (!canClaim()) return;
     if (config.BATCH_DISPATCH_CAPACITY - inFlight.size <= 0) return;
-    // Room is counted once the transaction has its connection: items that finished while it waited
-    // for one are claimed for in the same statement.
-    const claimed = await db.transaction(async (tx) => {
-      const room = config.BATCH_DISPATCH_CAPACITY - inFlight.size;
-      if (room <= 0) return [];
-      const items = await claimItems(tx, { owner, leaseMs: config.BATCH_LEASE_MS, capacity: room, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS });
-      return withEntitlements(tx, items);
-    });
-    for (const item of claimed) runClaimed(item);
+    // A finishing transaction is claiming: it wakes this dispatcher if it gives up.
+    if (claimHeld) return;
+    claimHeld = true;
+    try {
+      // Room is counted once the transaction has its connection: items that finished while it waited
+      // for one are claimed for in the same statement.
+      const claimed = await db.transaction(async (tx) => {
+        const room = config.BATCH_DISPATCH_CAPACITY - inFlight.size;
+        return room > 0 ? claimInto(tx, room) : [];
+      });
+      for (const item of claimed) runClaimed(item);
+    } finally {
+      claimHeld = false;
+    }
   };
 
   const pass = async () => {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../lib/store/db.js';
+import type { RequestLogRow } from '../../lib/store/request-log.js';
 import { settleReservation } from '../../lib/store/credits.js';
 import { settleItemHolds } from '../../lib/store/batch/holds.js';
 import { cancelQueuedItems } from '../../lib/store/batch/items.js';
@@ -30,6 +31,8 @@ export interface ItemOutcome {
   error: { code: string; retryable: boolean; detail: string | null } | null;
   contentType: string | null;
   body: Buffer | null;
+  /** The attempt's request log entry, stored with the result (absent: logged elsewhere). */
+  log?: RequestLogRow;
 }
 
 export interface FinishedItem {
@@ -91,8 +94,22 @@ export async function finishItems(tx: Queryable, target: { jobId: string; owner:
   for (const row of recorded) await bySeq.get(row.seq)!.afterSettle?.();
   const failed = recorded.some((row) => bySeq.get(row.seq)!.outcome.kind === 'failed');
   if (failed) await checkFailureThreshold(tx, target.jobId, target.releaseDelayMs);
-  if (recorded.length > 0) await finalizeJob(tx, target.jobId, target.releaseDelayMs);
+  if (failed || mayEnd(job, recorded.length, recorded.filter((row) => bySeq.get(row.seq)!.outcome.kind === 'retry').length)) {
+    await finalizeJob(tx, target.jobId, target.releaseDelayMs);
+  }
   return new Set(recorded.map((row) => row.seq));
+}
+
+/**
+ * Whether finalizeJob could move the job after `finished` of its running items left (`requeued` of them
+ * back to the queue). The job row was locked before the items changed, so its totals then plus this
+ * change are its totals now (the triggers move them by exactly that): a running job with work left is
+ * not read again.
+ */
+function mayEnd(job: JobRow, finished: number, requeued: number): boolean {
+  if (finished === 0) return false;
+  if (job.status !== 'queued' && job.status !== 'running') return true;
+  return !job.open && Number(job.items_queued) + requeued === 0 && Number(job.items_running) - finished === 0;
 }
 
 /** `failure_threshold` failed items abort the job: it fails at once and its queued items are cancelled. */

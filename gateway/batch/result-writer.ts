@@ -1,6 +1,8 @@
 import type { Logger } from '../../lib/log.js';
 import type { ClaimedItem } from '../../lib/store/batch/leases.js';
-import type { Db } from '../../lib/store/db.js';
+import type { Db, Queryable } from '../../lib/store/db.js';
+import { insertRequestLogs, type RequestLogRow } from '../../lib/store/request-log.js';
+import type { RequestLogEntry } from '../../lib/store/request-log-entry.js';
 import { finishItems, type ItemOutcome } from './lifecycle.js';
 
 const FINISH_RETRY_FIRST_MS = 50;
@@ -31,6 +33,20 @@ export interface ResultWriterOptions {
   stopping(): boolean;
   /** Items of this dispatcher still being scraped: while there are none, a result is written at once. */
   running(): number;
+  /** The request log's own writer: takes the entries of a group whose finishing transaction failed. */
+  requestLog: { add(entry: RequestLogEntry, organizationId: string): void };
+  /**
+   * Claims the next items inside the finishing transaction, once the group is written (`freed`: the
+   * group's items, whose room it gives back): one transaction per group instead of a finish and a
+   * claim. Only on a group's first attempt, so a claim that fails never holds a result back.
+   */
+  claimNext?(tx: Queryable, freed: number): Promise<ClaimTicket | null>;
+}
+
+/** Items claimed inside a finishing transaction: started once it commits, given up when it rolls back. */
+export interface ClaimTicket {
+  committed(): void;
+  rolledBack(): void;
 }
 
 /**
@@ -100,20 +116,39 @@ export class ResultWriter {
    */
   private async writeGroup(jobId: string): Promise<void> {
     const { db, owner, releaseDelayMs, logger } = this.options;
-    // Filled inside the transaction callback (a holder, so the type survives the closure).
-    const taken: { group: Pending[] | null } = { group: null };
-    for (let wait = FINISH_RETRY_FIRST_MS; ; wait = Math.min(wait * 2, FINISH_RETRY_MAX_MS)) {
+    // Filled inside the transaction callback (a holder, so the types survive the closure).
+    const taken: { group: Pending[] | null; ticket: ClaimTicket | null; logHandedOff: boolean } = { group: null, ticket: null, logHandedOff: false };
+    /**
+     * The group's request log entries go to the request log's writer instead once a finishing
+     * transaction failed: it drops an entry the store refuses as data, so no entry holds a result back.
+     */
+    const handOffLog = () => {
+      if (taken.logHandedOff || !taken.group) return;
+      taken.logHandedOff = true;
+      for (const row of logRowsOf(taken.group)) this.options.requestLog.add(row.entry, row.organizationId);
+    };
+    for (let wait = FINISH_RETRY_FIRST_MS, attempt = 0; ; wait = Math.min(wait * 2, FINISH_RETRY_MAX_MS), attempt += 1) {
       try {
-        await db.transaction((tx) => {
+        await db.transaction(async (tx) => {
           const group = (taken.group ??= this.take(jobId));
+          // Stored with the results: one statement inside this transaction, not one more of its own.
+          if (!taken.logHandedOff) await insertRequestLogs(tx, logRowsOf(group));
           const items = group.map((entry) => ({ seq: entry.item.seq, requestId: entry.item.requestId, outcome: entry.outcome, afterSettle: entry.afterSettle }));
-          return finishItems(tx, { jobId, owner, releaseDelayMs }, items);
+          await finishItems(tx, { jobId, owner, releaseDelayMs }, items);
+          if (attempt === 0 && this.options.claimNext) taken.ticket = await this.options.claimNext(tx, group.length);
         });
+        // Claimed items start before the group's items leave the dispatcher's count, so a wake-up
+        // from those never claims the same room again.
+        taken.ticket?.committed();
         for (const entry of taken.group ?? []) entry.resolve();
         return;
       } catch (error) {
+        taken.ticket?.rolledBack();
+        taken.ticket = null;
+        if (this.options.stopping()) taken.group ??= this.take(jobId);
+        handOffLog();
         if (this.options.stopping()) {
-          for (const entry of taken.group ?? this.take(jobId)) entry.reject(error);
+          for (const entry of taken.group ?? []) entry.reject(error);
           return;
         }
         logger.warn({ err: error, job: jobId, items: taken.group?.length ?? 0, retryInMs: wait }, 'writing batch item results failed; retrying');
@@ -128,4 +163,8 @@ export class ResultWriter {
     if (queue.length === 0) this.pending.delete(jobId);
     return group;
   }
+}
+
+function logRowsOf(group: Pending[]): RequestLogRow[] {
+  return group.flatMap((entry) => (entry.outcome.log ? [entry.outcome.log] : []));
 }

@@ -2,28 +2,13 @@ import { ServiceError, toServiceError } from '../../lib/errors/index.js';
 import type { ScrapeSuccess } from '../../lib/protocol/index.js';
 import type { ParseOptions, ProjectDefaults } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
-import { entitledEnginesOf } from '../../lib/store/accounts.js';
 import type { ClaimedItem } from '../../lib/store/batch/leases.js';
-import type { Queryable } from '../../lib/store/db.js';
 import type { GatewayContext } from '../context.js';
 import { answerBody } from '../scrape/envelope.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
 import { newRecord, planScrape, runScrape } from '../scrape/scrape-loop.js';
 import { itemParams, parseJobParams } from './item-params.js';
 import type { ItemOutcome } from './lifecycle.js';
-
-/** A claimed item with its organization's engine entitlements as of the claim. */
-export type EntitledItem = ClaimedItem & { entitledEngines: string[] };
-
-/** Looks entitlements up once per organization among the claimed items, not once per item. */
-export async function withEntitlements(tx: Queryable, items: ClaimedItem[]): Promise<EntitledItem[]> {
-  const byOrganization = new Map<string, EntitledItem['entitledEngines']>();
-  for (const item of items) {
-    const organizationId = item.job.organization_id;
-    if (!byOrganization.has(organizationId)) byOrganization.set(organizationId, await entitledEnginesOf(tx, organizationId));
-  }
-  return items.map((item) => ({ ...item, entitledEngines: byOrganization.get(item.job.organization_id)! }));
-}
 
 /** The items of one claim share their job row, so they share one parse of its parameters. */
 const parsedJobParams = new WeakMap<ClaimedItem['job'], ScrapeParams>();
@@ -40,7 +25,7 @@ function sharedJobParams(job: ClaimedItem['job'], options: ParseOptions): Scrape
  * and a request log entry under the item's request id. The hold was taken at submission; the
  * lifecycle settles it. Never throws: every failure becomes an outcome.
  */
-export async function runItem(context: GatewayContext, item: EntitledItem): Promise<ItemOutcome> {
+export async function runItem(context: GatewayContext, item: ClaimedItem): Promise<ItemOutcome> {
   const receivedAt = Date.now();
   const record = newRecord('bypass');
   let params: ScrapeParams | null = null;
@@ -78,17 +63,18 @@ export async function runItem(context: GatewayContext, item: EntitledItem): Prom
     bytesOut: body?.bytes.length ?? 0,
     clientGone: false,
   });
-  context.requestLog.add(entry, item.job.organization_id);
+  // Stored with the item's result, in its finishing transaction (gateway/batch/result-writer.ts).
+  const log = { entry, organizationId: item.job.organization_id };
   if (success && body) {
     return {
       kind: 'succeeded', httpStatus: success.target_status, chargedMicro: record.chargedMicro, engine: success.engine,
-      bytes: body.bytes.length, durationMs, error: null, contentType: body.contentType, body: body.bytes,
+      bytes: body.bytes.length, durationMs, error: null, contentType: body.contentType, body: body.bytes, log,
     };
   }
   const error = failure ?? new ServiceError('ERR::INTERNAL::ERROR', 'batch item produced no result');
   const retry = error.retryable && item.attempts < item.job.max_attempts;
   return {
     kind: retry ? 'retry' : 'failed', httpStatus: error.targetStatus, chargedMicro: 0, engine: record.engine, bytes: 0, durationMs,
-    error: { code: error.code, retryable: error.retryable, detail: error.detail ?? null }, contentType: null, body: null,
+    error: { code: error.code, retryable: error.retryable, detail: error.detail ?? null }, contentType: null, body: null, log,
   };
 }

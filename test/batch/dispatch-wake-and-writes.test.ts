@@ -143,6 +143,41 @@ describe('batch dispatch wake-up and batched result writes', { timeout: 4 * SLOW
     expect(await ledger(service)).toEqual({ spent: (ITEMS - 1) * CREDIT, reserved: 0 });
   });
 
+  it('claims the next items in the transaction that writes results; a rollback after the claim starts none and loses none', async () => {
+    const ITEMS = 12;
+    const claimedInFinish: number[] = [];
+    let rolledBack: number[] | null = null;
+    const { service, target, client } = await setUp(
+      { ...NO_POLL, BATCH_DISPATCH_CAPACITY: '2' },
+      {
+        hooks: {
+          async afterClaimInFinish(claimed) {
+            if (claimed.length === 0) return;
+            // The first transaction that claims fails before it commits: its results and its claim go together.
+            if (rolledBack === null) {
+              rolledBack = claimed.map((item) => item.seq);
+              throw new Error('finishing transaction lost');
+            }
+            claimedInFinish.push(...claimed.map((item) => item.seq));
+          },
+        },
+      },
+    );
+    const job = await client.submit({ urls: Array.from({ length: ITEMS }, (_, n) => target.url(n)), concurrency: 2 });
+    await client.waitFor(job.id as string, (j) => j.status === 'completed', SLOW_MACHINE_MS);
+    expect(rolledBack).not.toBeNull();
+    // With room for two and no poll, most items after the first two start from a finishing transaction.
+    expect(claimedInFinish.length).toBeGreaterThan(0);
+    expect([...target.hits.values()].filter((n) => n !== 1)).toEqual([]);
+    expect(target.hits.size).toBe(ITEMS);
+    // attempts 1 everywhere: the rolled-back claim counted no attempt and started nothing.
+    await expectEachChargedOnce(service, client, job.id as string, ITEMS);
+    // Request log entries are stored with the results; those of the rolled-back group are stored all the same.
+    for (const line of await allLines(client, job.id as string)) {
+      expect((await client.get(`/v1/requests/${line.request_id as string}`)).status).toBe(200);
+    }
+  });
+
   it.skipIf(!available)('two dispatchers on one PostgreSQL never run an item twice, and bill each once', async () => {
     const database = await createTestDatabase();
     cleanups.push(() => database.drop());
