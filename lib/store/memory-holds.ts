@@ -1,5 +1,6 @@
 import type { KeyEnvironment } from '../apikeys.js';
 import type { Queryable } from './db.js';
+import { GroupCommit } from './group-commit.js';
 
 /** One allowance month of one organization's ledger (live or test). */
 export interface PeriodKey {
@@ -33,7 +34,6 @@ interface Settlement {
   hold: MemoryHold;
   chargedMicro: number;
   engine: string | null;
-  done: (error: Error | null) => void;
 }
 
 /**
@@ -53,8 +53,9 @@ interface Settlement {
 export class MemoryHolds {
   private readonly periods = new Map<string, Period>();
   private readonly open = new Map<string, MemoryHold>();
-  private queued: Settlement[] = [];
-  private writing: Promise<void> | null = null;
+  // PGlite runs a statement on this thread: the write waits for the I/O callbacks ready now, so
+  // settlements can queue behind it.
+  private readonly settlements = new GroupCommit<Settlement, boolean>((group) => this.writeGroup(group), { startAfterIo: true });
 
   constructor(private readonly db: Queryable) {}
 
@@ -102,12 +103,7 @@ export class MemoryHolds {
     const hold = this.open.get(id);
     if (!hold) return null;
     this.open.delete(id);
-    return new Promise((resolve, reject) => {
-      this.queued.push({ hold, chargedMicro: Math.min(chargedMicro, hold.amountMicro), engine, done: (error) => (error ? reject(error) : resolve(true)) });
-      // The write starts after the I/O callbacks ready now have run: PGlite runs a statement on this
-      // thread, so without the turn no settlement could queue behind it and each would go alone.
-      this.writing ??= new Promise<void>((started) => setImmediate(started)).then(() => this.writeQueued());
-    });
+    return this.settlements.submit({ hold, chargedMicro: Math.min(chargedMicro, hold.amountMicro), engine });
   }
 
   /** Open holds kept here in one period: what GET /v1/usage adds to the row's reserved figure. */
@@ -117,8 +113,8 @@ export class MemoryHolds {
   }
 
   /** Resolves once every settlement asked for so far is written (before the store closes). */
-  async drain(): Promise<void> {
-    while (this.writing) await this.writing;
+  drain(): Promise<void> {
+    return this.settlements.drain();
   }
 
   private fits(period: Period, amountMicro: number, allowanceMicro: number): boolean {
@@ -168,26 +164,21 @@ export class MemoryHolds {
     return period.reloading;
   }
 
-  /** Writes every settlement queued meanwhile in one statement, until none is left. */
-  private async writeQueued(): Promise<void> {
-    while (this.queued.length > 0) {
-      const group = this.queued;
-      this.queued = [];
-      let failure: Error | null = null;
-      try {
-        await writeSettled(this.db, group);
-      } catch (error) {
-        failure = error instanceof Error ? error : new Error(String(error));
-      }
-      for (const settlement of group) {
-        const period = this.period(settlement.hold);
-        period.memoryHeld -= settlement.hold.amountMicro;
+  /** The settlements queued meanwhile, in one statement; their holds leave the period whether it was written or not. */
+  private async writeGroup(group: Settlement[]): Promise<boolean[]> {
+    let written = false;
+    try {
+      await writeSettled(this.db, group);
+      written = true;
+    } finally {
+      for (const { hold, chargedMicro } of group) {
+        const period = this.period(hold);
+        period.memoryHeld -= hold.amountMicro;
         period.memoryOpen -= 1;
-        if (!failure) this.grow(period, settlement.chargedMicro);
-        settlement.done(failure);
+        if (written) this.grow(period, chargedMicro);
       }
     }
-    this.writing = null;
+    return group.map(() => true);
   }
 }
 
