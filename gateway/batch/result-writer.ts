@@ -145,12 +145,13 @@ export class ResultWriter {
       } catch (error) {
         taken.ticket?.rolledBack();
         taken.ticket = null;
-        if (this.options.stopping()) taken.group ??= this.take(jobId);
-        handOffLog();
         if (this.options.stopping()) {
-          for (const entry of taken.group ?? []) entry.reject(error);
+          taken.group ??= this.take(jobId);
+          handOffLog();
+          for (const entry of taken.group) entry.reject(error);
           return;
         }
+        handOffLog();
         logger.warn({ err: error, job: jobId, items: taken.group?.length ?? 0, retryInMs: wait }, 'writing batch item results failed; retrying');
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
