@@ -33,24 +33,39 @@ export interface HttpClient {
   send(request: HopRequest): Promise<HopResponse>;
 }
 
-/** Reads a byte stream, failing as soon as it passes `maxBytes`. */
-export async function readLimited(
-  stream: AsyncIterable<Uint8Array>,
-  maxBytes: number,
-  status: number,
-  onTooLarge: () => void,
-): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of stream) {
-    total += chunk.length;
-    if (total > maxBytes) {
-      onTooLarge();
-      throw tooLarge(maxBytes, status);
+/**
+ * A body's chunks collected up to `maxBytes`: `add` fails (after `onTooLarge`, which stops the
+ * transfer) as soon as they pass it. Chunks are kept as they came, not copied.
+ */
+export class BoundedBody {
+  private readonly chunks: Buffer[] = [];
+  private total = 0;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly status: number,
+    private readonly onTooLarge: () => void,
+  ) {}
+
+  add(chunk: Uint8Array): void {
+    this.total += chunk.length;
+    if (this.total > this.maxBytes) {
+      this.onTooLarge();
+      throw tooLarge(this.maxBytes, this.status);
     }
-    chunks.push(Buffer.from(chunk));
+    this.chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   }
-  return Buffer.concat(chunks);
+
+  bytes(): Buffer {
+    return this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.total);
+  }
+}
+
+/** Reads a byte stream, failing as soon as it passes `maxBytes`. */
+export async function readLimited(stream: AsyncIterable<Uint8Array>, maxBytes: number, status: number, onTooLarge: () => void): Promise<Buffer> {
+  const body = new BoundedBody(maxBytes, status, onTooLarge);
+  for await (const chunk of stream) body.add(chunk);
+  return body.bytes();
 }
 
 export function headersToRecord(entries: Iterable<[string, string]>): Record<string, string> {

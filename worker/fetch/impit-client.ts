@@ -2,28 +2,22 @@ import { Impit, type Browser } from 'impit';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { HopRequest, HopResponse, HttpClient } from './hop.js';
 import { tooLarge } from './body.js';
-import { headersToRecord, MAX_KEPT_CLIENTS } from './hop.js';
+import { BoundedBody, headersToRecord, MAX_KEPT_CLIENTS } from './hop.js';
 
 /** The Chrome build impit impersonates: TLS ClientHello, HTTP/2 settings and ordered headers. */
 export const IMPIT_BROWSER: Browser = 'chrome151';
 
 type ImpitResponse = Awaited<ReturnType<Impit['fetch']>>;
 
-/** Reads the body chunk by chunk, failing as soon as it passes `maxBytes`. */
+/** Reads the body chunk by chunk from the stream's reader (no async iterator), failing as soon as it passes `maxBytes`. */
 async function readStream(response: ImpitResponse, maxBytes: number): Promise<Buffer> {
+  const body = new BoundedBody(maxBytes, response.status, () => response.abort());
   const reader = response.body.getReader();
-  const chunks: Buffer[] = [];
-  let total = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
-      total += value.length;
-      if (total > maxBytes) {
-        response.abort();
-        throw tooLarge(maxBytes, response.status);
-      }
-      chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+      if (done) return body.bytes();
+      body.add(value);
     }
   } finally {
     reader.releaseLock();
