@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { ServiceError } from '../../lib/errors/index.js';
+import { deadline } from '../deadline.js';
 import { POOL_DEFAULTS } from './limits.js';
 import type { ContentInput, ContentOutput } from './pipeline.js';
 import type { ContentTaskResult } from './pool-task.js';
@@ -54,16 +55,14 @@ export class ContentPool {
   }
 
   async run(input: ContentInput): Promise<ContentOutput> {
-    // A controller and a timer cleared at once: AbortSignal.timeout's signal stays tracked until collected.
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException('content processing timed out', 'TimeoutError')), this.timeoutMs).unref();
+    const timeout = deadline(this.timeoutMs);
     let result: ContentTaskResult;
     try {
-      result = await this.pool.run(input, { signal: controller.signal });
+      result = await this.pool.run(input, { signal: timeout.signal });
     } catch (error) {
-      throw this.failure(error, controller.signal, input.page.status);
+      throw this.failure(error, timeout.signal, input.page.status);
     } finally {
-      clearTimeout(timer);
+      timeout.dispose();
     }
     if (!result.ok) throw ServiceError.fromWire(result.error);
     return result.output;

@@ -7,7 +7,7 @@ import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { Engine, EngineContext, RawPage } from '../engine.js';
 import type { EgressGuard } from '../egress/guard.js';
 import { detectChallenge } from '../challenge/detect.js';
-import { deadline } from './deadline.js';
+import { deadline } from '../deadline.js';
 import { DEFAULT_MAX_BODY_BYTES, decodeText, isTextual, mediaTypeOf } from './body.js';
 import { HINTS, TRANSIENT_CODES } from './errors.js';
 import type { HttpClient } from './hop.js';
@@ -92,7 +92,7 @@ export class FetchEngine implements Engine {
   }
 
   private async verifyProxyWithinBudget(job: ScrapeJob, proxy: string, target: URL, parent: AbortSignal, state: RunState): Promise<void> {
-    const budget = deadline(parent, Math.max(1, job.budget_ms));
+    const budget = deadline(Math.max(1, job.budget_ms), parent);
     try {
       await this.verifyProxy(job, proxy, target, budget.signal, state);
     } finally {
@@ -130,7 +130,7 @@ export class FetchEngine implements Engine {
       const remaining = state.budgetMs - (performance.now() - state.started);
       // An attempt that may be followed by another gets part of the budget, so a hang can still be retried.
       const timeoutMs = Math.max(1, Math.round(n < maxAttempts ? Math.max(remaining * 0.6, Math.min(remaining, 2_000)) : remaining));
-      const attempt = deadline(parent, timeoutMs);
+      const attempt = deadline(timeoutMs, parent);
       const signal = attempt.signal;
       // Each redirect hop adds its own abort listener to this one signal.
       setMaxListeners(4 * (this.maxRedirects + 2), signal);
