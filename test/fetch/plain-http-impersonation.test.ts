@@ -76,6 +76,12 @@ describe('impersonate=true on a plain-HTTP target', () => {
     expect(sent.length).toBeGreaterThanOrEqual(13);
   });
 
+  it('still sends a custom Expect header, which undici refuses (impit sends that request)', async () => {
+    const page = await engine.fetch(fetchJob({ url: `${capture.url}/expect`, impersonate: true, custom_headers: { Expect: 'nothing' } }), engineContext());
+    expect(page.status).toBe(200);
+    expect(capture.requests.get('/expect')?.find(([name]) => name.toLowerCase() === 'expect')?.[1]).toBe('nothing');
+  });
+
   it('sends Host first and asks to keep the connection, as Chrome does over HTTP/1.1', async () => {
     await engine.fetch(fetchJob({ url: `${capture.url}/order`, impersonate: true }), engineContext());
     const names = (capture.requests.get('/order') ?? []).map(([name]) => name.toLowerCase());

@@ -114,7 +114,13 @@ export class ImpersonatingClient implements HttpClient {
   ) {}
 
   send(request: HopRequest): Promise<HopResponse> {
-    if (request.proxy.reusable && request.url.startsWith('http:')) return this.undici.send(request, chromeHeaders);
+    if (request.proxy.reusable && request.url.startsWith('http:') && !hasExpect(request.headers)) return this.undici.send(request, chromeHeaders);
     return this.impit.send(request);
   }
+}
+
+/** undici refuses to send `Expect` (the gateway already refuses the hop-by-hop headers it also refuses). */
+function hasExpect(headers: Record<string, string>): boolean {
+  for (const name in headers) if (name.toLowerCase() === 'expect') return true;
+  return false;
 }
