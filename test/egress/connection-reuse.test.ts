@@ -102,6 +102,17 @@ describe('reusable leases', () => {
     b.release();
   });
 
+  it('open connections in this process only while a request holds them, checked like the listeners\' dials', async () => {
+    const lease = guard.lease({ requestId: 'open', upstreamProxy: null, reusable: true });
+    const socket = await lease.open(new URL(`http://127.0.0.1:${site.port}/`));
+    socket.destroy();
+    await expect(lease.open(new URL(`http://127.0.0.2:${forbidden.port}/`))).rejects.toMatchObject({ code: 'ERR::SECURITY::SSRF_BLOCKED' });
+    expect(lease.failure()?.code).toBe('ERR::SECURITY::SSRF_BLOCKED');
+    lease.release();
+    await expect(lease.open(new URL(`http://127.0.0.1:${site.port}/`))).rejects.toThrow(/released/);
+    expect(forbidden.connections()).toBe(0);
+  });
+
   it('are never used with a caller proxy', () => {
     const lease = guard.lease({ requestId: 'p', upstreamProxy: 'http://93.184.216.34:8080', reusable: true });
     expect(lease.reusable).toBe(false);

@@ -123,7 +123,7 @@ export class EgressGuard {
   lease(options: { requestId: string; upstreamProxy: string | null; reusable?: boolean }): EgressLease {
     if (options.reusable && options.upstreamProxy === null) return this.reusableLease(options.requestId);
     const upstream = options.upstreamProxy === null ? null : checkProxyUrl(options.upstreamProxy, this.policy);
-    const record = new LeaseRecord(options.requestId, upstream, this.ports, (done) => this.leases.delete(done.username));
+    const record = new LeaseRecord(options.requestId, upstream, this.ports, (done) => this.leases.delete(done.username), this.openForLease);
     this.leases.set(record.username, record);
     return record;
   }
@@ -131,7 +131,7 @@ export class EgressGuard {
   private reusableLease(requestId: string): LeaseRecord {
     const kept = this.idle.pop();
     if (kept) return kept.checkOut(requestId);
-    const record = new LeaseRecord(requestId, null, this.ports, (done) => this.keepIdle(done), true);
+    const record = new LeaseRecord(requestId, null, this.ports, (done) => this.keepIdle(done), this.openForLease, true);
     this.leases.set(record.username, record);
     return record;
   }
@@ -220,6 +220,9 @@ export class EgressGuard {
     reply(SocksReply.granted);
     pipeBoth(client, upstream);
   }
+
+  /** A lease's in-process connection: a kept connection is not one request's, like an agent's (NEVER_ABORTED). */
+  private readonly openForLease = (lease: LeaseRecord, target: URL): Promise<Socket> => this.open(lease, target, NEVER_ABORTED);
 
   /** Statically checks then dials the destination, recording any refusal on the lease. */
   private async open(lease: LeaseRecord, target: URL, signal: AbortSignal): Promise<Socket> {

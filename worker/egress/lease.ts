@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
-import type { ServiceError, TimelineStep } from '../../lib/errors/index.js';
+import { ServiceError, type TimelineStep } from '../../lib/errors/index.js';
 
 export interface BlockedDestination {
   host: string;
@@ -33,8 +33,17 @@ export interface EgressLease {
   bytes(): { in: number; out: number };
   /** Connection stages the guard saw (dns, proxy, connect), in order. */
   timeline(): TimelineStep[];
+  /**
+   * A connection to the target opened by the guard's checked dial, for a client that speaks to the
+   * target in this process instead of through a listener (docs/ssrf.md, "In-process connections").
+   * Refused (SSRF_BLOCKED, …) and recorded on the lease like a listener's dial; refused while released.
+   */
+  open(target: URL): Promise<Socket>;
   release(): void;
 }
+
+/** The guard's checked dial for a lease (stages, failures and bytes recorded on it). */
+export type LeaseOpener = (lease: LeaseRecord, target: URL) => Promise<Socket>;
 
 /** The guard's side of a lease: credentials, the caller's proxy and what happened. */
 export class LeaseRecord implements EgressLease {
@@ -61,6 +70,7 @@ export class LeaseRecord implements EgressLease {
     readonly upstreamProxy: URL | null,
     ports: { http: number; socks: number },
     private readonly onRelease: (lease: LeaseRecord) => void,
+    private readonly opener: LeaseOpener,
     readonly reusable = false,
   ) {
     this.username = `lease-${randomBytes(6).toString('hex')}`;
@@ -136,6 +146,11 @@ export class LeaseRecord implements EgressLease {
 
   timeline(): TimelineStep[] {
     return [...this.steps];
+  }
+
+  open(target: URL): Promise<Socket> {
+    if (!this.active) return Promise.reject(new ServiceError('ERR::INTERNAL::ERROR', 'a released egress lease was asked for a connection'));
+    return this.opener(this, target);
   }
 
   release(): void {

@@ -13,7 +13,7 @@ import { HINTS, TRANSIENT_CODES } from './errors.js';
 import type { HttpClient } from './hop.js';
 import { SessionCookieJar } from './cookie-jar.js';
 import { followHops, type FetchedPage } from './hops.js';
-import { ImpitClient } from './impit-client.js';
+import { ImpersonatingClient, ImpitClient } from './impit-client.js';
 import { probeProxy } from './proxy-probe.js';
 import { UndiciClient } from './undici-client.js';
 
@@ -50,6 +50,7 @@ export class FetchEngine implements Engine {
   private readonly maxRedirects: number;
   private readonly impit = new ImpitClient();
   private readonly undici = new UndiciClient();
+  private readonly impersonating = new ImpersonatingClient(this.impit, this.undici);
 
   constructor(private readonly options: FetchEngineOptions) {
     this.capacity = options.capacity ?? 16;
@@ -125,7 +126,7 @@ export class FetchEngine implements Engine {
     cookies: SessionCookieJar | undefined,
   ): Promise<FetchedPage> {
     const maxAttempts = RETRYABLE_METHODS.has(params.method) ? MAX_ATTEMPTS : 1;
-    const client: HttpClient = params.impersonate ? this.impit : this.undici;
+    const client: HttpClient = params.impersonate ? this.impersonating : this.undici;
     for (let n = 1; ; n++) {
       const remaining = state.budgetMs - (performance.now() - state.started);
       // An attempt that may be followed by another gets part of the budget, so a hang can still be retried.

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { HttpMethod } from '../../lib/scrape/types.js';
 import { tooLarge } from './body.js';
 
@@ -10,7 +11,16 @@ export interface HopRequest {
    * The guard lease: where to send traffic and how to authenticate. `reusable` leases keep their
    * credentials across requests, so a client made for them is kept with its connections.
    */
-  proxy: { url: string; socksUrl: string | null; server: string; username: string; password: string; reusable: boolean };
+  proxy: {
+    url: string;
+    socksUrl: string | null;
+    server: string;
+    username: string;
+    password: string;
+    reusable: boolean;
+    /** The lease's checked dial, for clients that connect from this process (docs/ssrf.md, "In-process connections"). */
+    open(target: URL): Promise<Socket>;
+  };
   signal: AbortSignal;
   timeoutMs: number;
   maxBodyBytes: number;

@@ -3,6 +3,8 @@ import { ServiceError } from '../../lib/errors/index.js';
 import type { HopRequest, HopResponse, HttpClient } from './hop.js';
 import { tooLarge } from './body.js';
 import { BoundedBody, headersToRecord, MAX_KEPT_CLIENTS } from './hop.js';
+import { chromeHeaders } from './chrome-headers.js';
+import type { UndiciClient } from './undici-client.js';
 
 /** The Chrome build impit impersonates: TLS ClientHello, HTTP/2 settings and ordered headers. */
 export const IMPIT_BROWSER: Browser = 'chrome151';
@@ -98,4 +100,27 @@ export class ImpitClient implements HttpClient {
     }
     return impit;
   }
+}
+
+/**
+ * impersonate=true: impit, except direct plain-HTTP traffic, which has no TLS or HTTP/2 fingerprint
+ * to present: undici sends impit's Chrome headers there, connected in this process by the lease's
+ * checked dial, without impit's native call and the guard's SOCKS hop (docs/fetch-engine.md, "Plain HTTP").
+ */
+export class ImpersonatingClient implements HttpClient {
+  constructor(
+    private readonly impit: ImpitClient,
+    private readonly undici: UndiciClient,
+  ) {}
+
+  send(request: HopRequest): Promise<HopResponse> {
+    if (request.proxy.reusable && request.url.startsWith('http:') && !hasExpect(request.headers)) return this.undici.send(request, chromeHeaders);
+    return this.impit.send(request);
+  }
+}
+
+/** undici refuses to send `Expect` (the gateway already refuses the hop-by-hop headers it also refuses). */
+function hasExpect(headers: Record<string, string>): boolean {
+  for (const name in headers) if (name.toLowerCase() === 'expect') return true;
+  return false;
 }

@@ -1,7 +1,8 @@
-import { ProxyAgent, request as undiciRequest } from 'undici';
+import { ProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { HopRequest, HopResponse, HttpClient } from './hop.js';
 import { headersToRecord, MAX_KEPT_CLIENTS, readLimited } from './hop.js';
 import { decodeContentEncoding } from './body.js';
+import { directAgent } from './direct-agent.js';
 
 /** Headers sent when impersonate=false; custom_headers override them. */
 export const PLAIN_DEFAULT_HEADERS: Record<string, string> = {
@@ -20,20 +21,29 @@ function flatten(raw: Record<string, string | string[] | undefined>): Array<[str
   return entries;
 }
 
-/** impersonate=false: undici with Node's own TLS; we undo Content-Encoding ourselves. */
-export class UndiciClient implements HttpClient {
-  /** One agent per reusable guard lease, kept with its connections; a lease serves one request at a time. */
-  private readonly kept = new Map<string, ProxyAgent>();
+/** The headers undici sends for a request's own (custom) ones. */
+export type HeaderRule = (custom: Record<string, string>) => Record<string, string> | string[];
 
-  async send(request: HopRequest): Promise<HopResponse> {
-    const agent = this.agentFor(request.proxy);
+const plainHeaders: HeaderRule = (custom) => ({ ...PLAIN_DEFAULT_HEADERS, ...custom });
+
+/**
+ * impersonate=false, and plain-HTTP targets of impersonate=true (`chromeHeaders`): undici with
+ * Node's own TLS; we undo Content-Encoding ourselves. Direct plain-HTTP traffic connects from this
+ * process through the lease's checked dial; the rest goes through the guard's HTTP listener.
+ */
+export class UndiciClient implements HttpClient {
+  /** One dispatcher per reusable guard lease and kind, kept with its connections; a lease serves one request at a time. */
+  private readonly kept = new Map<string, Dispatcher>();
+
+  async send(request: HopRequest, headerRule: HeaderRule = plainHeaders): Promise<HopResponse> {
+    const agent = this.dispatcherFor(request);
     const close = (): void => {
       if (!request.proxy.reusable) void agent.destroy().catch(() => undefined);
     };
     try {
       const response = await undiciRequest(request.url, {
         method: request.method,
-        headers: { ...PLAIN_DEFAULT_HEADERS, ...request.headers },
+        headers: headerRule(request.headers),
         dispatcher: agent,
         signal: request.signal,
         headersTimeout: request.timeoutMs,
@@ -72,19 +82,23 @@ export class UndiciClient implements HttpClient {
     await Promise.all(agents.map((agent) => agent.destroy().catch(() => undefined)));
   }
 
-  private agentFor(proxy: HopRequest['proxy']): ProxyAgent {
-    const kept = proxy.reusable ? this.kept.get(proxy.url) : undefined;
+  private dispatcherFor(request: HopRequest): Dispatcher {
+    const { proxy } = request;
+    // A reusable lease is direct traffic (no caller proxy): plain HTTP needs no listener in between.
+    const direct = proxy.reusable && request.url.startsWith('http:');
+    const key = `${direct ? 'direct' : 'proxy'} ${proxy.url}`;
+    const kept = proxy.reusable ? this.kept.get(key) : undefined;
     if (kept) return kept;
     const credentials = Buffer.from(`${proxy.username}:${proxy.password}`).toString('base64');
-    const agent = new ProxyAgent({ uri: proxy.server, token: `Basic ${credentials}` });
+    const agent = direct ? directAgent(proxy.open) : new ProxyAgent({ uri: proxy.server, token: `Basic ${credentials}` });
     if (proxy.reusable) {
       // The guard keeps a bounded number of leases; an agent for one it dropped is never asked for again.
-      const oldest = this.kept.size >= MAX_KEPT_CLIENTS ? this.kept.keys().next().value : undefined;
+      const oldest = this.kept.size >= 2 * MAX_KEPT_CLIENTS ? this.kept.keys().next().value : undefined;
       if (oldest !== undefined) {
         void this.kept.get(oldest)?.close().catch(() => undefined);
         this.kept.delete(oldest);
       }
-      this.kept.set(proxy.url, agent);
+      this.kept.set(key, agent);
     }
     return agent;
   }
