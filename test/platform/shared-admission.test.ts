@@ -51,7 +51,7 @@ describe.skipIf(!available)("a scrape's token and concurrency slot on the shared
       expect([a.remaining, b.remaining]).toEqual([1, 0]);
       expect(await slots()).toBe(2);
       // Token granted, no slot free.
-      expect(await admit()).toEqual({ rate: { limit: 2, remaining: 1 }, slot: 'full' });
+      expect(await admit()).toMatchObject({ rate: { limit: 2, remaining: 1 }, slot: 'full' });
       await a.release();
       // The last token takes the freed slot; then the bucket is empty: 429 and no slot taken.
       const third = await admit();
