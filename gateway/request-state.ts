@@ -1,5 +1,7 @@
 import type { ErrorCode } from '../lib/errors/index.js';
 import type { Logger } from '../lib/log.js';
+import type { ScrapeParams } from '../lib/scrape/types.js';
+import type { Reservation } from '../lib/store/credits.js';
 import type { RequestLogEntry } from '../lib/store/request-log-entry.js';
 import type { Principal } from './auth/key-resolver.js';
 import type { ConcurrencySlot } from './limits/concurrency.js';
@@ -30,6 +32,12 @@ declare global {
       requestLogEntry?: RequestLogEntry;
       /** middleware/rate-limit.ts, scrapes on the shared limiter: the slot taken with the token, or 'full'. */
       admittedSlot?: ConcurrencySlot | 'full';
+      /** middleware/rate-limit.ts, scrapes on the shared limiter: the credit hold taken with the slot. */
+      admittedHold?: Reservation;
+      /** scrape/admission-hold.ts: the body being read before admission, which json-body.ts then uses. */
+      bodyRead?: Promise<unknown>;
+      /** scrape/admission-hold.ts: the scrape's parameters, parsed before admission to price its hold. */
+      scrapeParams?: ScrapeParams;
     }
   }
 }

@@ -1,5 +1,6 @@
 import { ServiceError } from '../../lib/errors/index.js';
 import type { Logger } from '../../lib/log.js';
+import { settleReservation, type Reservation } from '../../lib/store/credits.js';
 import type { Db } from '../../lib/store/db.js';
 import { MemoryConcurrencyLimiter, type ConcurrencyLimiter, type ConcurrencySlot } from './concurrency.js';
 import { DEFAULT_LEASE, PostgresConcurrencyLimiter, PostgresRateLimiter } from './postgres.js';
@@ -39,15 +40,18 @@ export function createLimits(db: Db, logger: Logger, options: Partial<SharedLimi
     rateLimiter: {
       take: (keyId, rate): Promise<RateDecision> =>
         fallback.run(() => sharedRate.take(keyId, rate), () => localRate.take(keyId, rate), () => undefined),
-      admit: (keyId, rate, organizationId, limit): Promise<Admission> =>
+      admit: (keyId, rate, organizationId, limit, hold = null): Promise<Admission> =>
         fallback.run(
           async () => {
-            const { bucket, slot } = await sharedSlots.acquireWithToken(sharedRate.tokenRequest(keyId, rate), organizationId, limit);
-            return { rate: rateDecision(rate, bucket.tokens, bucket.granted), slot };
+            const { bucket, slot, held } = await sharedSlots.acquireWithToken(sharedRate.tokenRequest(keyId, rate), organizationId, limit, hold);
+            const reservation = held && hold ? { id: hold.id, amountMicro: hold.amountMicro } : null;
+            return { rate: rateDecision(rate, bucket.tokens, bucket.granted), slot, reservation };
           },
-          async () => ({ rate: await localRate.take(keyId, rate), slot: null }),
+          async () => ({ rate: await localRate.take(keyId, rate), slot: null, reservation: null }),
           (late) => {
-            if (late.slot !== null && late.slot !== 'full') void late.slot.release();
+            if (late.slot === null || late.slot === 'full') return;
+            if (late.reservation) releaseAdmittedHold(db, late.reservation, late.slot).catch((error: unknown) => onError(error, 'releasing a late hold'));
+            else void late.slot.release();
           },
         ),
     },
@@ -61,6 +65,20 @@ export function createLimits(db: Db, logger: Logger, options: Partial<SharedLimi
       close: () => sharedSlots.close(),
     },
   };
+}
+
+/**
+ * Settles at 0 a hold taken at admission that no scrape will spend, freeing its slot in the same
+ * statement (the settlement deletes the lease row; docs/platform.md, Billing).
+ */
+export async function releaseAdmittedHold(db: Db, reservation: Reservation, slot: ConcurrencySlot): Promise<void> {
+  try {
+    await settleReservation(db, reservation.id, 0, null, slot.leaseHolder);
+    slot.leaseFreed();
+  } finally {
+    // A failed settlement leaves the hold to the expiry sweep; the slot is still given back.
+    await slot.release();
+  }
 }
 
 /** Runs the shared limiter within the time bound; on a store failure or timeout, the local one decides. */

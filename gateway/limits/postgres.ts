@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../lib/store/db.js';
-import { claimSlot, releaseSlot, renewSlots, takeToken, takeTokenAndClaimSlot, type BucketState } from '../../lib/store/limits.js';
+import { claimSlot, releaseSlot, renewSlots, takeToken, takeTokenAndClaimSlot, type AdmissionHold, type BucketState } from '../../lib/store/limits.js';
 import { concurrencyExceeded, type ConcurrencyLimiter, type ConcurrencySlot } from './concurrency.js';
 import { BURST_SECONDS, bucketCapacity, rateDecision, type RateDecision, type RateLimiter } from './rate-limiter.js';
 
@@ -77,13 +77,18 @@ export class PostgresConcurrencyLimiter implements ConcurrencyLimiter {
    * 'full' when the organization had none free, null when the token was refused or another replica
    * took the chosen slot first (then `acquire` decides).
    */
-  async acquireWithToken(token: TokenRequest, organizationId: string, limit: number): Promise<{ bucket: BucketState; slot: ConcurrencySlot | 'full' | null }> {
+  async acquireWithToken(
+    token: TokenRequest,
+    organizationId: string,
+    limit: number,
+    hold: AdmissionHold | null = null,
+  ): Promise<{ bucket: BucketState; slot: ConcurrencySlot | 'full' | null; held: boolean }> {
     const holder = randomUUID();
-    const claim = await takeTokenAndClaimSlot(this.db, token, { organizationId, limit, holder, leaseMs: this.options.leaseMs });
+    const claim = await takeTokenAndClaimSlot(this.db, token, { organizationId, limit, holder, leaseMs: this.options.leaseMs }, hold);
     const bucket = { tokens: claim.tokens, granted: claim.granted };
-    if (!claim.granted) return { bucket, slot: null };
-    if (claim.slot !== null) return { bucket, slot: this.heldSlot(holder, limit, claim.busy) };
-    return { bucket, slot: claim.candidates === 0 ? 'full' : null };
+    if (!claim.granted) return { bucket, slot: null, held: false };
+    if (claim.slot !== null) return { bucket, slot: this.heldSlot(holder, limit, claim.busy), held: claim.held };
+    return { bucket, slot: claim.candidates === 0 ? 'full' : null, held: false };
   }
 
   async renewLeases(): Promise<number> {

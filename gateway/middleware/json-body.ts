@@ -9,27 +9,36 @@ export const MAX_BODY_BYTES = 1_048_576;
  * error; otherwise it becomes `undefined`. Any other Content-Type than application/json is refused.
  * Nesting depth, prototype keys and text the store cannot hold are refused here, for every route.
  */
-export function jsonBody(options: { required: boolean; maxBytes?: number }) {
-  const maxBytes = options.maxBytes ?? MAX_BODY_BYTES;
+export function jsonBody(options: JsonBodyOptions) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const raw = await readBody(req, maxBytes);
-      res.locals.bytesIn = raw.length;
-      if (raw.length === 0) {
-        if (options.required) throw new ServiceError('ERR::REQUEST::INVALID', 'Request body is empty; send a JSON object');
-        res.locals.body = undefined;
-        return next();
-      }
-      const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-      if (type !== 'application/json') {
-        throw new ServiceError('ERR::REQUEST::INVALID', `Content-Type must be application/json, got ${type || 'none'}`);
-      }
-      res.locals.body = decodeJsonInput(raw.toString('utf8'));
+      // A scrape's body may have been read already, to price its hold before admission (scrape/admission-hold.ts).
+      res.locals.body = await (res.locals.bodyRead ?? readJsonBody(req, res, options));
       next();
     } catch (error) {
       next(error);
     }
   };
+}
+
+export interface JsonBodyOptions {
+  required: boolean;
+  maxBytes?: number;
+}
+
+/** The request's JSON body as `jsonBody` decodes it (undefined when an optional body is absent); sets bytesIn. */
+export async function readJsonBody(req: Request, res: Response, options: JsonBodyOptions): Promise<unknown> {
+  const raw = await readBody(req, options.maxBytes ?? MAX_BODY_BYTES);
+  res.locals.bytesIn = raw.length;
+  if (raw.length === 0) {
+    if (options.required) throw new ServiceError('ERR::REQUEST::INVALID', 'Request body is empty; send a JSON object');
+    return undefined;
+  }
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new ServiceError('ERR::REQUEST::INVALID', `Content-Type must be application/json, got ${type || 'none'}`);
+  }
+  return decodeJsonInput(raw.toString('utf8'));
 }
 
 async function readBody(req: Request, maxBytes: number): Promise<Buffer> {

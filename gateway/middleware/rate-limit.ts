@@ -1,6 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { GatewayContext } from '../context.js';
 import type { RateDecision } from '../limits/rate-limiter.js';
+import { releaseAdmittedHold } from '../limits/limits.js';
+import { admissionHoldFor } from '../scrape/admission-hold.js';
 import { principalOf } from './auth.js';
 
 /**
@@ -25,14 +27,19 @@ async function takeToken(context: GatewayContext, req: Request, res: Response): 
   const { key, organization } = principalOf(res);
   const { rateLimiter } = context;
   if (!rateLimiter.admit || !takesSlot(req)) return rateLimiter.take(key.id, organization.rate_limit_per_second);
-  const admission = await rateLimiter.admit(key.id, organization.rate_limit_per_second, organization.id, organization.concurrency_limit);
+  const hold = await admissionHoldFor(context, req, res);
+  const admission = await rateLimiter.admit(key.id, organization.rate_limit_per_second, organization.id, organization.concurrency_limit, hold);
   const { slot } = admission;
+  const reservation = admission.reservation ?? undefined;
   if (slot !== null) {
     res.locals.admittedSlot = slot;
-    // Only a slot the route never took: the route holds its own until the scrape ends, client gone or not.
+    res.locals.admittedHold = reservation;
+    // Only a slot (and hold) the route never took: the route keeps its own until the scrape ends, client gone or not.
     if (slot !== 'full') {
       res.once('close', () => {
-        if (res.locals.admittedSlot === slot) void slot.release();
+        if (res.locals.admittedSlot !== slot) return;
+        if (reservation) releaseAdmittedHold(context.db, reservation, slot).catch((error: unknown) => res.locals.logger.warn({ err: error }, 'releasing a hold'));
+        else void slot.release();
       });
     }
   }

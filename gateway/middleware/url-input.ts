@@ -8,6 +8,12 @@ function refused(detail: string): ServiceError {
 }
 
 /** The path's segments as the router will decode them; a segment that is not percent-encoded UTF-8 is refused. */
+/** Throws the 400 `urlInput` answers for this request's path or query. */
+export function checkUrlInput(req: Request): void {
+  checkPath(req.originalUrl.split('?')[0]);
+  checkQuery(req.query as Record<string, unknown>);
+}
+
 function checkPath(rawPath: string): void {
   const segments = rawPath.split('/');
   segments.forEach((segment, index) => {
@@ -42,8 +48,7 @@ function checkQuery(query: Record<string, unknown>): void {
 export function urlInput() {
   return (req: Request, _res: Response, next: NextFunction) => {
     try {
-      checkPath(req.originalUrl.split('?')[0]);
-      checkQuery(req.query as Record<string, unknown>);
+      checkUrlInput(req);
       next();
     } catch (error) {
       next(error);

@@ -4,9 +4,11 @@ import { parseScrapeBody, parseScrapeQuery, type ProjectDefaults } from '../../l
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { GatewayContext } from '../context.js';
 import { concurrencyExceeded, type ConcurrencySlot } from '../limits/concurrency.js';
+import { releaseAdmittedHold } from '../limits/limits.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { principalOf, scope } from '../middleware/auth.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
+import { scrapeParseOptions } from '../scrape/admission-hold.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
 import { performScrape, ScrapeFailed, type ScrapeRecord, type ScrapeSucceeded } from '../scrape/scrape-service.js';
 import { sendScrapeSuccess } from '../scrape/respond.js';
@@ -22,12 +24,12 @@ export function scrapeRoutes(context: GatewayContext): Router {
     .head(methodNotAllowed(['GET', 'POST']))
     .get(
       scope('scrape'),
-      handler(context, (req, _res, defaults) => parseScrapeQuery(req.query as Record<string, unknown>, parseOptions(context, defaults))),
+      handler(context, (req, _res, defaults) => parseScrapeQuery(req.query as Record<string, unknown>, scrapeParseOptions(context, defaults))),
     )
     .post(
       scope('scrape'),
       jsonBody({ required: true }),
-      handler(context, (_req, res, defaults) => parseScrapeBody(res.locals.body, parseOptions(context, defaults))),
+      handler(context, (_req, res, defaults) => parseScrapeBody(res.locals.body, scrapeParseOptions(context, defaults))),
     )
     .all(methodNotAllowed(['GET', 'POST']));
   return router;
@@ -48,20 +50,29 @@ async function handleScrape(context: GatewayContext, read: ReadParams, req: Requ
   res.on('close', () => {
     if (!res.writableFinished) clientGone = true;
   });
+  // Taken with the slot (middleware/rate-limit.ts): performScrape settles it once it has it; until then, this route.
+  let unspentHold = res.locals.admittedHold ?? null;
+  res.locals.admittedHold = undefined;
   try {
     const slot = await acquireSlot(context, res, principal.organization.id, principal.organization.concurrency_limit);
     res.setHeader('Concurrency-Limit', String(slot.limit));
     res.setHeader('Concurrency-Remaining', String(slot.remaining));
     try {
-      params = read(req, res, principal.project.defaults as ProjectDefaults);
+      params = res.locals.scrapeParams ?? read(req, res, principal.project.defaults as ProjectDefaults);
+      const heldEarly = unspentHold;
+      unspentHold = null;
       success = await performScrape(context, {
         requestId: res.locals.requestId,
         principal,
         params,
         receivedAt: res.locals.receivedAt,
         slot,
+        heldEarly,
       });
     } finally {
+      if (unspentHold) {
+        await releaseAdmittedHold(context.db, unspentHold, slot).catch((error: unknown) => res.locals.logger.warn({ err: error }, 'releasing a hold'));
+      }
       await slot.release();
     }
     body = sendScrapeSuccess(res, success, params);
@@ -93,10 +104,6 @@ async function acquireSlot(context: GatewayContext, res: Response, organizationI
   res.locals.admittedSlot = undefined;
   if (admitted === 'full') throw concurrencyExceeded(limit);
   return admitted ?? context.concurrency.acquire(organizationId, limit);
-}
-
-function parseOptions(context: GatewayContext, projectDefaults: ProjectDefaults) {
-  return { projectDefaults, egressPolicy: context.egressPolicy };
 }
 
 function rawUrlOf(req: Request, res: Response): string | null {

@@ -20,6 +20,8 @@ export interface ScrapeRequest {
   receivedAt: number;
   /** The request's concurrency slot: a shared one is freed by the settlement's own statement. */
   slot: Pick<ConcurrencySlot, 'leaseHolder' | 'leaseFreed'> | null;
+  /** The hold taken with the slot at admission (routes/scrape.ts), which this scrape then spends and settles. */
+  heldEarly?: Reservation | null;
 }
 
 export interface ScrapeSucceeded extends ScrapeRecord {
@@ -44,7 +46,7 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
   const { params, principal } = request;
   const record = newRecord(isCacheable(params) ? 'miss' : 'bypass');
   // Set by the admission step inside the loop; settled exactly once below.
-  const held: { reservation: Reservation | null } = { reservation: null };
+  const held: { reservation: Reservation | null } = { reservation: request.heldEarly ?? null };
   try {
     const planned = await planScrape(context, {
       requestId: request.requestId,
@@ -58,11 +60,18 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
     if (record.cacheState === 'miss') {
       const hit = await readCache(context.db, principal.project.id, params);
       if (hit) {
+        // Never taken for a cacheable request (scrape/admission-hold.ts); were it, a hit spends nothing.
+        if (held.reservation) await settleAndFree(context, request, held.reservation.id, 0, null);
+        held.reservation = null;
         context.metrics.scrapes.inc({ engine: hit.engine, outcome: 'cache_hit' });
         return { ...record, engine: hit.engine, cacheState: 'hit', admissionMs: Date.now() - request.receivedAt, result: hit };
       }
     }
     const success = await runScrape(context, planned, record, async (plan) => {
+      if (held.reservation?.amountMicro === reservationMicro(plan, params)) return plan;
+      // Priced before admission for another plan (the deployment changed meanwhile): hold anew.
+      if (held.reservation) await settleReservation(context.db, held.reservation.id, 0);
+      held.reservation = null;
       const admitted = await reserve(context, request, plan);
       held.reservation = admitted.reservation;
       return admitted.plan;

@@ -91,18 +91,41 @@ async function holdIn(
   requestId: string | null,
 ): Promise<boolean> {
   const result = await db.query(
-    `WITH held AS (
-       UPDATE credit_periods SET reserved_micro = reserved_micro + $4
-        WHERE organization_id = $1 AND period_start = $2 AND environment = $3
-          AND spent_micro + reserved_micro + $4 <= $5
-        RETURNING organization_id)
-     INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro, request_id, expires_at)
-     SELECT $6, organization_id, $7, $2, $3, $4, $8, now() + interval '${HOLD_LIFETIME_MINUTES} minutes'
-       FROM held, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`,
+    `WITH ${holdClauses({ organization: '$1', start: '$2', environment: '$3', amount: '$4', allowance: '$5', id: '$6', project: '$7', requestId: '$8' }, 'true')}
+     SELECT 1 FROM reserved, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`,
     [account.organizationId, start, account.environment, amountMicro, account.monthlyCreditsMicro, id, account.projectId, requestId],
     { name: 'credits_hold' },
   );
-  return result.rowCount > 0;
+  return result.rows.length > 0;
+}
+
+/** The parameters of a hold in one statement (`holdClauses`), as the statement's parameter names. */
+export interface HoldParameters {
+  organization: string;
+  start: string;
+  environment: string;
+  amount: string;
+  allowance: string;
+  id: string;
+  project: string;
+  requestId: string;
+}
+
+/**
+ * The WITH clauses `held` (the period row's conditional hold, only when `when`) and `reserved` (the
+ * reservation row, returning its id) of a hold; locks the period row, then inserts the hold.
+ */
+export function holdClauses(p: HoldParameters, when: string): string {
+  return `held AS (
+       UPDATE credit_periods SET reserved_micro = reserved_micro + ${p.amount}
+        WHERE organization_id = ${p.organization} AND period_start = ${p.start} AND environment = ${p.environment}
+          AND spent_micro + reserved_micro + ${p.amount} <= ${p.allowance} AND ${when}
+        RETURNING organization_id),
+     reserved AS (
+       INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro, request_id, expires_at)
+       SELECT ${p.id}, organization_id, ${p.project}, ${p.start}, ${p.environment}, ${p.amount}, ${p.requestId}, now() + interval '${HOLD_LIFETIME_MINUTES} minutes'
+         FROM held
+       RETURNING id)`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { holdClauses } from './credits.js';
 import type { Queryable } from './db.js';
 
 /**
@@ -87,26 +88,54 @@ function claimClauses(p: { organization: string; limit: string; holder: string; 
      )`;
 }
 
-export interface TokenAndSlot extends BucketState, SlotClaim {}
+export interface TokenAndSlot extends BucketState, SlotClaim {
+  /** The hold asked for was taken (only ever with a slot). */
+  held: boolean;
+}
+
+/** A scrape's credit hold, taken by the admission statement with its slot (`takeTokenAndClaimSlot`). */
+export interface AdmissionHold {
+  id: string;
+  projectId: string;
+  periodStart: string;
+  environment: string;
+  amountMicro: number;
+  allowanceMicro: number;
+  requestId: string | null;
+}
 
 /**
  * `takeToken` and, only when the token was granted, `claimSlot`, in one statement (a scrape's
  * admission: one round trip instead of two). Not granted: no slot is looked for (candidates 0).
- * Locks the key's bucket row, then the organization's slot row (docs/batch.md "Lock order").
+ * With `hold`, the credit hold too, only when a slot was taken and the allowance covers it (else
+ * `held` is false and the caller holds by its own statement). Locks the key's bucket row, then the
+ * organization's slot row, then the period row (docs/batch.md "Lock order").
  */
 export async function takeTokenAndClaimSlot(
   db: Queryable,
   token: { keyId: string; rate: number; capacity: number; nowMs: number | null },
   slot: { organizationId: string; limit: number; holder: string; leaseMs: number },
+  hold: AdmissionHold | null = null,
 ): Promise<TokenAndSlot> {
-  const result = await db.query<TokenAndSlot>(
-    `WITH bucket AS (${TAKE_TOKEN}),
-     ${claimClauses({ organization: '$5', limit: '$6', holder: '$7', leaseMs: '$8' }, '', '(SELECT granted FROM bucket)')}
-     SELECT (SELECT tokens FROM bucket) AS tokens, (SELECT granted FROM bucket) AS granted,
+  const claim = claimClauses({ organization: '$5', limit: '$6', holder: '$7', leaseMs: '$8' }, '', '(SELECT granted FROM bucket)');
+  const columns = `(SELECT tokens FROM bucket) AS tokens, (SELECT granted FROM bucket) AS granted,
             (SELECT count(*) FROM candidate)::int AS candidates, (SELECT slot FROM taken) AS slot,
-            (SELECT count(*) FROM live)::int AS busy`,
-    [token.keyId, token.capacity, token.rate, token.nowMs, slot.organizationId, slot.limit, slot.holder, slot.leaseMs],
-    { name: 'limits_take_token_claim_slot' },
+            (SELECT count(*) FROM live)::int AS busy`;
+  const params = [token.keyId, token.capacity, token.rate, token.nowMs, slot.organizationId, slot.limit, slot.holder, slot.leaseMs];
+  if (hold === null) {
+    const result = await db.query<TokenAndSlot>(`WITH bucket AS (${TAKE_TOKEN}), ${claim} SELECT ${columns}, false AS held`, params, {
+      name: 'limits_take_token_claim_slot',
+    });
+    return result.rows[0];
+  }
+  const holding = holdClauses(
+    { organization: '$5', start: '$9', environment: '$10', amount: '$11', allowance: '$12', id: '$13', project: '$14', requestId: '$15' },
+    'EXISTS (SELECT 1 FROM taken)',
+  );
+  const result = await db.query<TokenAndSlot>(
+    `WITH bucket AS (${TAKE_TOKEN}), ${claim}, ${holding} SELECT ${columns}, EXISTS (SELECT 1 FROM reserved) AS held`,
+    [...params, hold.periodStart, hold.environment, hold.amountMicro, hold.allowanceMicro, hold.id, hold.projectId, hold.requestId],
+    { name: 'limits_admit_and_hold' },
   );
   return result.rows[0];
 }

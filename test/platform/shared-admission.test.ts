@@ -4,6 +4,10 @@ import type { ConcurrencySlot } from '../../gateway/limits/concurrency.js';
 import { createLogger } from '../../lib/log.js';
 import { createApiKey, createOrganization, createProject } from '../../lib/store/accounts.js';
 import type { Db } from '../../lib/store/db.js';
+import { reserveStoredCredits, settleReservation } from '../../lib/store/credits.js';
+import { allowancePeriod, isoDate } from '../../lib/store/allowance-period.js';
+import { newId } from '../../lib/ids.js';
+import { until } from '../support/poll.js';
 import { distributedServicesAvailable } from '../support/services.js';
 import { useTestStore } from '../support/test-store.js';
 
@@ -51,7 +55,7 @@ describe.skipIf(!available)("a scrape's token and concurrency slot on the shared
       expect([a.remaining, b.remaining]).toEqual([1, 0]);
       expect(await slots()).toBe(2);
       // Token granted, no slot free.
-      expect(await admit()).toEqual({ rate: { limit: 2, remaining: 1 }, slot: 'full' });
+      expect(await admit()).toMatchObject({ rate: { limit: 2, remaining: 1 }, slot: 'full' });
       await a.release();
       // The last token takes the freed slot; then the bucket is empty: 429 and no slot taken.
       const third = await admit();
@@ -61,6 +65,66 @@ describe.skipIf(!available)("a scrape's token and concurrency slot on the shared
       expect(await slots()).toBe(1);
       await (third.slot as ConcurrencySlot).release();
       expect(await slots()).toBe(0);
+    } finally {
+      await limits.concurrency.close();
+    }
+  });
+});
+
+describe.skipIf(!available)('a hold taken by an admission statement that answered too late (PostgreSQL)', () => {
+  const store = useTestStore();
+
+  it('is settled at 0 and its slot freed, once, while the request was admitted by the local count', async () => {
+    const db = store();
+    const organization = await createOrganization(db, 'late', { monthlyCreditsMicro: 10_000_000, rateLimitPerSecond: 100, concurrencyLimit: 2 });
+    const project = await createProject(db, organization.id, 'late');
+    const { key } = await createApiKey(db, { projectId: project.id, name: 'k', environment: 'live', scopes: ['scrape'] });
+    const account = { organizationId: organization.id, projectId: project.id, organizationCreatedAt: organization.created_at, monthlyCreditsMicro: 10_000_000, environment: 'live' as const };
+    // The period row exists (a first hold creates it), so the admission statement can hold.
+    await settleReservation(db, (await reserveStoredCredits(db, account, 1)).id, 0);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let ran!: () => void;
+    const admissionRan = new Promise<void>((resolve) => (ran = resolve));
+    const heldBack: Db = {
+      ...countingDb(db, []),
+      query: async (sql, params, options) => {
+        if (options?.name !== 'limits_admit_and_hold') return db.query(sql, params, options);
+        await gate;
+        try {
+          return await db.query(sql, params, options);
+        } finally {
+          ran();
+        }
+      },
+    };
+    const limits = createLimits(heldBack, logger, { storeTimeoutMs: 20 });
+    const hold = {
+      id: newId(),
+      projectId: project.id,
+      periodStart: isoDate(allowancePeriod(organization.created_at, new Date()).start),
+      environment: 'live',
+      amountMicro: 3_000_000,
+      allowanceMicro: 10_000_000,
+      requestId: 'late-request',
+    };
+    try {
+      const admission = await limits.rateLimiter.admit!(key.id, 100, organization.id, 2, hold);
+      expect(admission).toMatchObject({ slot: null, reservation: null });
+      open();
+      await admissionRan;
+      const state = async () =>
+        (
+          await db.query<{ settled: boolean; charged: number; reserved: number; slots: number }>(
+            `SELECT r.settled_at IS NOT NULL AS settled, r.charged_micro AS charged, p.reserved_micro AS reserved,
+                    (SELECT count(*)::int FROM concurrency_slots WHERE organization_id = $2) AS slots
+               FROM credit_reservations r JOIN credit_periods p USING (organization_id, period_start, environment) WHERE r.id = $1`,
+            [hold.id, organization.id],
+          )
+        ).rows[0];
+      const final = await until(state, (s) => s?.settled === true && s.slots === 0);
+      expect(final).toMatchObject({ charged: 0, slots: 0 });
+      expect(Number(final.reserved)).toBe(0);
     } finally {
       await limits.concurrency.close();
     }
