@@ -5,6 +5,7 @@ import { processContent } from '../../worker/content/pipeline.js';
 import { htmlInput } from './helpers.js';
 
 const PAGE = readFileSync(new URL('./fixtures/article-lines.html', import.meta.url), 'utf8');
+const BR_PAGE = readFileSync(new URL('./fixtures/article-br-lines.html', import.meta.url), 'utf8');
 
 function render(format: 'markdown' | 'text'): string {
   return processContent(htmlInput(PAGE, 'https://news.example.org/2025/flood', { response_format: format })).body;
@@ -61,5 +62,37 @@ describe('main content: furniture lines inside the chosen article', () => {
     expect(isToolLine('Email to a friend | Printer friendly')).toBe(true);
     expect(isToolLine('Click photo to enlarge')).toBe(true);
     expect(isToolLine('Print the form and send it to the council.')).toBe(false);
+  });
+});
+
+describe('main content: furniture lines glued to the story by a single <br>', () => {
+  const renderBr = (format: 'markdown' | 'text'): string =>
+    processContent(htmlInput(BR_PAGE, 'https://news.example.org/2025/ferry', { response_format: format })).body;
+
+  for (const format of ['markdown', 'text'] as const) {
+    it(`${format}: drops the byline and credit that open the first paragraph, keeps the paragraph`, () => {
+      const body = renderBr(format);
+      expect(body).not.toContain('ANNA LUND');
+      expect(body).not.toContain('Staff and agencies');
+      expect(body).toMatch(/Night ferry returns to the islands after two winters\s+The night ferry to the outer islands sailed again/);
+    });
+
+    it(`${format}: drops the section name and page tool that close the last paragraph, keeps its sentence`, () => {
+      const body = renderBr(format);
+      expect(body).toContain('building materials before the spring.');
+      expect(body).not.toContain('Related Stories');
+      expect(body).not.toContain('Print this article');
+    });
+
+    it(`${format}: keeps a list written with <br> after the story (lines with numbers are not labels)`, () => {
+      const body = renderBr(format);
+      expect(body).toContain('Crossing times on the first night:');
+      expect(body).toMatch(/Outer Skerry \(North\) 2:31/);
+      expect(body).toMatch(/Long Holm \(South\) 2:47\s*$/);
+    });
+  }
+
+  it('markdown: the kept last sentence ends its paragraph without a left-over line break', () => {
+    expect(renderBr('markdown')).toMatch(/before the spring\.\n\nCrossing times/);
   });
 });

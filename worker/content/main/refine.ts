@@ -1,5 +1,6 @@
 import { Element, type AnyNode } from 'domhandler';
 import { headlineIndex, proseBegins, tailStart, teaserRuns } from './article-bounds.js';
+import { dropFurnitureLines } from './br-lines.js';
 import { isCaption, isDataCell, isLeadLabel, isToolLine, tailLabels } from './furniture-lines.js';
 import { density, isProse, LONG_PARAGRAPH, MAX_LINK_DENSITY, paragraphs, type Paragraph } from './paragraphs.js';
 
@@ -100,6 +101,7 @@ export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode
   remove(list.slice(end).filter((paragraph) => paragraph.whole && paragraph.owner !== root));
   remove(list.filter((paragraph, i) => teasers.has(i) && paragraph.whole && paragraph.owner !== root));
   if (dropped <= total * MAX_DROPPED_SHARE) remove(within);
+  dropFurnitureLines(list, { start, end, firstProse, lastProse, headline }, (i) => !teasers.has(i) && !noise.includes(list[i]));
   for (const child of root.children) child.parent = null;
   return root.children;
 }
