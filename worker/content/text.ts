@@ -26,7 +26,8 @@ class TextWriter {
     const element = node as Element;
     const name = element.name;
     if (name === 'br') return void this.parts.push('\n');
-    if (name === 'img') return void this.parts.push(element.attribs.alt ? element.attribs.alt : '');
+    // A picture gives no text, as in a browser's innerText: its alt text stands in for it only when it is not shown.
+    if (name === 'img') return;
     const block = BLOCKS.has(name);
     const item = name === 'li' || name === 'tr' || name === 'dt' || name === 'dd';
     if (block) this.parts.push(item ? '\n' : '\n\n');

@@ -18,12 +18,15 @@ export interface Paragraph {
   owner: Element;
   /** The text is all the owner holds (no other paragraph shares it or lies inside it). */
   whole: boolean;
+  /** Its text nodes and the single <br> elements between them, in document order (its br-separated lines). */
+  nodes: AnyNode[];
 }
 
 /** Splits a subtree into jusText paragraphs: block tags and double <br> end one. */
 export function paragraphs(root: ParentNode & Element): Paragraph[] {
   const found: Paragraph[] = [];
   let parts: string[] = [];
+  let nodes: AnyNode[] = [];
   let linked = 0;
   let leadLinked = 0;
   let leading = true;
@@ -32,8 +35,9 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
   let breaks = 0;
   const flush = (): void => {
     const text = parts.join('').replace(/\s+/g, ' ').trim();
-    if (text !== '') found.push({ text, linked: Math.min(linked, text.length), leadLinked: Math.min(leadLinked, text.length), heading, owner, whole: false });
+    if (text !== '') found.push({ text, linked: Math.min(linked, text.length), leadLinked: Math.min(leadLinked, text.length), heading, owner, whole: false, nodes });
     parts = [];
+    nodes = [];
     linked = 0;
     leadLinked = 0;
     leading = true;
@@ -45,6 +49,7 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
       const data = node.data;
       if (data.trim() !== '') breaks = 0;
       parts.push(data);
+      nodes.push(node);
       const length = data.replace(/\s+/g, ' ').trim().length;
       if (inLink) linked += length;
       if (length > 0 && leading && inLink) leadLinked += length;
@@ -59,7 +64,10 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
       leading = false;
       breaks += 1;
       if (breaks >= 2) flush();
-      else parts.push(' ');
+      else {
+        parts.push(' ');
+        nodes.push(element);
+      }
       return;
     }
     const block = PARAGRAPH_TAGS.has(element.name);

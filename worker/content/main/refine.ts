@@ -1,6 +1,7 @@
 import { Element, type AnyNode } from 'domhandler';
-import { flatText as textOf } from '../document.js';
 import { headlineIndex, proseBegins, tailStart, teaserRuns } from './article-bounds.js';
+import { dropFurnitureLines } from './br-lines.js';
+import { isCaption, isDataCell, isLeadLabel, isToolLine, tailLabels } from './furniture-lines.js';
 import { density, isProse, LONG_PARAGRAPH, MAX_LINK_DENSITY, paragraphs, type Paragraph } from './paragraphs.js';
 
 /** Lines longer than this are prose even when they carry a date. */
@@ -37,9 +38,14 @@ function isLinkNoise(paragraph: Paragraph, previous: Paragraph | undefined, next
   return !(share <= MAX_CONTEXT_LINK_DENSITY && isProse(previous) && isProse(next));
 }
 
-/** jusText's context-free "bad" paragraphs that survive in an article: copyright and rights lines; and date lines outside data cells. */
+/**
+ * jusText's context-free "bad" paragraphs that survive in an article: copyright and rights lines,
+ * page tools, pictures' captions; and date lines outside data cells.
+ */
 function isNoise({ text, owner }: Paragraph): boolean {
   if (text.includes('\u00a9')) return true;
+  if (isToolLine(text)) return true;
+  if (isCaption(owner)) return true;
   if (text.length < MAX_RIGHTS_LINE && RIGHTS.test(text)) return true;
   return !isDataCell(owner) && isDateLine(text);
 }
@@ -47,16 +53,6 @@ function isNoise({ text, owner }: Paragraph): boolean {
 /** A short rights line ("Copyright 2008 The Associated Press. All rights reserved."): page furniture, like the © line. */
 const RIGHTS = /\bcopyright\b\W+(\w+\W+){0,6}\d{4}\b|\ball rights reserved\b|\(c\)\s*\d{4}/i;
 const MAX_RIGHTS_LINE = 150;
-const CELLS = new Set(['td', 'th']);
-
-/** A date in a cell beside other filled cells is data (a schedule); a cell alone in its row is page layout. */
-function isDataCell(owner: Element): boolean {
-  if (!CELLS.has(owner.name)) return false;
-  const row = owner.parent;
-  if (!row || !('children' in row)) return false;
-  return row.children.some((cell) => cell !== owner && cell.type === 'tag' && CELLS.has(cell.name) && textOf(cell).trim() !== '');
-}
-
 /** A clean-up that would take more than this share of the article's text is not applied: the page is a listing or a link hub. */
 const MAX_DROPPED_SHARE = 0.5;
 
@@ -80,13 +76,19 @@ export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode
   const start = headlineIndex(list, headline);
   const end = tailStart(list, start);
   const teasers = teaserRuns(list, proseBegins(list, start), end);
+  const firstProse = list.findIndex((paragraph, i) => i > start && isProse(paragraph) && !isCaption(paragraph.owner));
+  const lastProse = list.slice(0, end).findLastIndex((paragraph) => isProse(paragraph));
+  const tail = lastProse >= start ? tailLabels(list, lastProse, end) : end;
   const noise = list.filter(
     (paragraph, i) =>
       i < end &&
       !teasers.has(i) &&
       paragraph.whole &&
       paragraph.owner !== root &&
-      (i < start || (!paragraph.heading && (isNoise(paragraph) || isLinkNoise(paragraph, list[i - 1], list[i + 1])))),
+      (i < start ||
+        (i > start && i < firstProse && isLeadLabel(paragraph)) ||
+        i >= tail ||
+        (!paragraph.heading && (isNoise(paragraph) || isLinkNoise(paragraph, list[i - 1], list[i + 1])))),
   );
   // What stands before the headline and after the terminating line goes whatever its share (comments
   // and columns of other headlines often outweigh the story); the noise rules within the article are
@@ -99,6 +101,7 @@ export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode
   remove(list.slice(end).filter((paragraph) => paragraph.whole && paragraph.owner !== root));
   remove(list.filter((paragraph, i) => teasers.has(i) && paragraph.whole && paragraph.owner !== root));
   if (dropped <= total * MAX_DROPPED_SHARE) remove(within);
+  dropFurnitureLines(list, { start, end, firstProse, lastProse, headline }, (i) => !teasers.has(i) && !noise.includes(list[i]));
   for (const child of root.children) child.parent = null;
   return root.children;
 }

@@ -1,0 +1,77 @@
+import type { Element } from 'domhandler';
+import { flatText as textOf } from '../document.js';
+import type { Paragraph } from './paragraphs.js';
+
+/* Lines inside the chosen article that are page furniture by their words or their container. */
+
+/** The page tools newspapers put beside a story (jusText's stop-list lines, boilerpipe's "print / e-mail" blocks). */
+const TOOL_PHRASES =
+  /\b(print(er)?([- ]?friendly)?( this)?( (article|story|page|version|format))?|e-?mail( this)?( (article|story|page))?( to a friend)?|send( this)?( to a friend)?|share( this)?|digg( this| it)?|font( size)?|text size|larger text|smaller text|larger|smaller|text|click (on )?(the )?(photo|image|picture) to enlarge|click to enlarge|enlarge (this )?(photo|image|picture)|story continues below|advertisement|subscribe( to this paper)?|bookmark( this)?|reprints?|rss)\b/gi;
+/** A tool line is short; a longer line that names a tool is a sentence. */
+const MAX_TOOL_LINE = 80;
+
+/** A line made only of page tools ("Print this article", "E-mail | Print", "Larger text | Smaller text", "Click photo to enlarge"). */
+export function isToolLine(text: string): boolean {
+  return text.length <= MAX_TOOL_LINE && !/[\p{L}\p{N}]/u.test(text.replace(TOOL_PHRASES, ' '));
+}
+
+/** Class or id of a picture's caption or credit box ("caption", "photo-credit", "imageBox", "article_pic_copy"). */
+const CAPTION_BOX = /caption|cutline|credit|photo|image|(?<![a-z])(img|pic)/i;
+/** How many containers up from a paragraph's own block a caption box is looked for. */
+const CAPTION_DEPTH = 3;
+
+/** A picture's caption or credit (a figcaption, or a block in a caption box): the picture's, not the story's text. */
+export function isCaption(owner: Element): boolean {
+  let node: Element | null = owner;
+  for (let depth = 0; node && node.type === 'tag' && depth < CAPTION_DEPTH; depth += 1) {
+    if (node.name === 'figcaption' || CAPTION_BOX.test(`${node.attribs.class ?? ''} ${node.attribs.id ?? ''}`)) return true;
+    node = node.parent as Element | null;
+  }
+  return false;
+}
+
+/** Under these lengths (characters) a line without a sentence's end is a label, byline or section name, not prose. */
+export const MAX_LEAD_LABEL = 60;
+export const MAX_TAIL_LABEL = 40;
+
+/**
+ * A short line that does not end as a sentence does ("By JOHN SMITH", "Associated Press Writer",
+ * "Staff and agencies", "Latest News", "Site Tools"): between the headline and the first prose
+ * paragraph it is a byline, dateline or credit; after the last prose paragraph, a section name
+ * or a box's title. Headings between the headline and the story are its subheadings and stay.
+ */
+export function isLeadLabel(paragraph: Paragraph): boolean {
+  return !paragraph.heading && isLabel(paragraph, MAX_LEAD_LABEL) && !/[.!?"”]$/.test(paragraph.text);
+}
+
+export function isTailLabel(paragraph: Paragraph): boolean {
+  return isLabel(paragraph, MAX_TAIL_LABEL) && !/[.!?:"”)]$/.test(paragraph.text);
+}
+
+const CELLS = new Set(['td', 'th']);
+
+/** A cell beside other filled cells in its row is data (a schedule); a cell alone in its row is page layout. */
+export function isDataCell(owner: Element): boolean {
+  if (!CELLS.has(owner.name)) return false;
+  const row = owner.parent;
+  if (!row || !('children' in row)) return false;
+  return row.children.some((cell) => cell !== owner && cell.type === 'tag' && CELLS.has(cell.name) && textOf(cell).trim() !== '');
+}
+
+/** List items, definitions, code and data cells are never trimmed one by one; a line without words (a price, a score) is data too. */
+const DATA_OWNERS = new Set(['li', 'dt', 'dd', 'pre']);
+
+function isLabel({ text, owner }: Paragraph, maxLength: number): boolean {
+  return text.length < maxLength && !DATA_OWNERS.has(owner.name) && !isDataCell(owner) && /\p{L}{2,}/u.test(text);
+}
+
+/**
+ * The labels that end the article (index of the first; `end` when none): a run of tail labels after
+ * the last prose paragraph with nothing but labels after them. A subheading followed by a
+ * table, list or code is the article's.
+ */
+export function tailLabels(list: Paragraph[], lastProse: number, end: number): number {
+  let first = end;
+  while (first - 1 > lastProse && isTailLabel(list[first - 1])) first -= 1;
+  return first;
+}
