@@ -83,7 +83,6 @@ export async function settleItemHolds(db: Queryable, updates: ItemHoldUpdate[]):
      ${MOVED_BY_TOTALS}
      SELECT id FROM claimed`,
     [JSON.stringify(updates.map((u) => ({ id: u.reservationId, request_id: u.requestId, settle: u.settle !== null, charged: u.settle?.chargedMicro ?? 0, engine: u.settle?.engine ?? null })))],
-    { name: 'batch_settle_item_holds' },
   );
   return new Set(result.rows.map((row) => row.id));
 }

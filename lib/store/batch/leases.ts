@@ -99,7 +99,6 @@ async function claimFromJob(tx: Queryable, job: JobRow, entitledEngines: string[
          FROM jsonb_to_recordset($4::jsonb) AS v(seq bigint, request_id text)
         WHERE b.job_id = $1 AND b.seq = v.seq`,
       [job.id, options.owner, options.leaseMs, JSON.stringify(claimed.map((item) => ({ seq: item.seq, request_id: item.requestId })))],
-      { name: 'batch_claim_lease' },
     );
   }
   if (claimed.length > 0 && job.status === 'queued') {

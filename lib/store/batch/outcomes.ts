@@ -56,7 +56,6 @@ export async function recordItemOutcomes(
       WHERE b.job_id = $1 AND b.seq = v.seq AND b.lease_owner = $2 AND b.status = 'running'
       RETURNING b.seq, b.reservation_id, b.hold_micro`,
     [target.jobId, target.owner, target.releaseDelayMs, JSON.stringify(values)],
-    { name: 'batch_record_outcomes' },
   );
   return result.rows.map((row) => ({ seq: Number(row.seq), reservationId: row.reservation_id, holdMicro: Number(row.hold_micro) }));
 }
