@@ -1,14 +1,18 @@
 /**
  * Batch throughput (not a test): the same local pages crawled by a Trawler batch job (default dispatch
  * settings, job concurrency N) and by Crawlee's CheerioCrawler (maxConcurrency N), in one run, so the
- * ratio holds on a loaded machine. Trawler runs embedded (PGlite, in-process bus) and, when PostgreSQL
- * and NATS answer on loopback, distributed (gateway and fetch worker processes from dist/: build first).
+ * ratio holds on a loaded machine. Trawler runs embedded as `trawler all` / `make run` runs it (PGlite
+ * with its data directory on disk, here a fresh temporary one; in-process bus; in this process) and,
+ * when PostgreSQL and NATS answer on loopback, distributed (gateway and fetch worker processes from
+ * dist/: build first). Mode `embedded-memory` keeps PGlite in memory instead (what the tests run; not
+ * what users run: no file system under the store).
  *
- *   npx tsx bench/batch-bench.ts [--pages 2000] [--concurrency 50] [--modes embedded,distributed]
+ *   npx tsx bench/batch-bench.ts [--pages 2000] [--concurrency 50] [--modes embedded,distributed,embedded-memory]
  *
  * BENCH_PROFILE=file.cpuprofile profiles this process's main thread over the embedded Trawler job.
  * BENCH_SQL_STATS=file writes the embedded store's time per statement text (PGlite runs in this
- * process, one statement at a time): the steadiest figure on a shared machine.
+ * process, one statement at a time): the steadiest figure on a shared machine. The embedded-memory
+ * run writes both to `file.memory`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -63,7 +67,9 @@ function countStatements(): void {
   const original = prototype.execProtocolRawSync;
   const decoder = new TextDecoder();
   let current = '?';
-  const textAt = (message: Uint8Array, from: number) => decoder.decode(message.subarray(from, message.indexOf(0, from))).replace(/\s+/g, ' ').slice(0, 100);
+  // A named statement (lib/store/pglite-prepared.ts) runs as `EXECUTE name('literal', ...)`: counted by its name.
+  const textAt = (message: Uint8Array, from: number) =>
+    decoder.decode(message.subarray(from, message.indexOf(0, from))).replace(/\s+/g, ' ').replace(/^(EXECUTE \w+).*/, '$1').slice(0, 100);
   prototype.execProtocolRawSync = function (this: unknown, message: Uint8Array) {
     if (message[0] === 0x50) current = textAt(message, message.indexOf(0, 5) + 1); // Parse: name, then text
     if (message[0] === 0x51) current = textAt(message, 5); // simple Query
@@ -87,9 +93,11 @@ function writeStatementStats(file: string, items: number): void {
 }
 
 /** Submission to terminal job, items per second; every item must have succeeded. */
-async function trawlerItemsPerSecond(api: Api, urls: string[], embedded: boolean): Promise<{ perSecond: number; cpuMsPerItem: number }> {
-  const profileTo = embedded ? process.env.BENCH_PROFILE : undefined;
-  const sqlStatsTo = embedded ? process.env.BENCH_SQL_STATS : undefined;
+async function trawlerItemsPerSecond(api: Api, urls: string[], mode: string): Promise<{ perSecond: number; cpuMsPerItem: number }> {
+  // Files of the embedded-memory mode get that suffix, so a run of both embedded modes keeps both.
+  const fileOf = (name: string | undefined) => (name && mode === 'embedded-memory' ? `${name}.memory` : name);
+  const profileTo = mode.startsWith('embedded') ? fileOf(process.env.BENCH_PROFILE) : undefined;
+  const sqlStatsTo = mode.startsWith('embedded') ? fileOf(process.env.BENCH_SQL_STATS) : undefined;
   const profiler = profileTo ? new Session() : null;
   if (sqlStatsTo) countStatements();
   if (profiler) {
@@ -149,13 +157,19 @@ async function crawleeItemsPerSecond(urls: string[]): Promise<number> {
   }
 }
 
-async function withEmbedded<T>(run: (api: Api) => Promise<T>): Promise<T> {
-  const service = await startEmbedded({ engines: ['fetch'], env: BENCH_ACCOUNT, checkBusMessages: false });
+/** The embedded service in this process; PGlite in a fresh data directory on disk unless `inMemory`. */
+async function withEmbedded<T>(inMemory: boolean, run: (api: Api) => Promise<T>): Promise<T> {
+  const dataDir = inMemory ? undefined : mkdtempSync(join(tmpdir(), 'trawler-bench-data-'));
   try {
-    await waitForWorker({ url: service.url, secret: service.secret });
-    return await run({ url: service.url, secret: service.secret });
+    const service = await startEmbedded({ engines: ['fetch'], env: BENCH_ACCOUNT, checkBusMessages: false, dataDir });
+    try {
+      await waitForWorker({ url: service.url, secret: service.secret });
+      return await run({ url: service.url, secret: service.secret });
+    } finally {
+      await service.stop();
+    }
   } finally {
-    await service.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -210,9 +224,9 @@ async function main(): Promise<void> {
         console.log('distributed: PostgreSQL or NATS not reachable on loopback, skipped');
         continue;
       }
-      const measured = await (mode === 'embedded' ? withEmbedded : withDistributed)((api) =>
-        trawlerItemsPerSecond(api, urls, mode === 'embedded'),
-      );
+      const embedded = mode.startsWith('embedded');
+      const measure = (api: Api) => trawlerItemsPerSecond(api, urls, mode);
+      const measured = await (embedded ? withEmbedded(mode === 'embedded-memory', measure) : withDistributed(measure));
       const crawlee = await crawleeItemsPerSecond(urls);
       rows.push({ mode, trawler: measured.perSecond, crawlee, cpuMsPerItem: measured.cpuMsPerItem });
     }

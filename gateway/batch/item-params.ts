@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { checkTargetUrl, type EgressPolicy } from '../../lib/egress/policy.js';
-import { urlField } from '../../lib/scrape/fields.js';
+import { URL_MAX_CHARS, urlField } from '../../lib/scrape/fields.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
 import { parseScrapeBody, type ParseOptions } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
+import { unstorableReason } from '../../lib/validation/storable.js';
 
 const ItemUrlSchema = z.object({ url: urlField });
 
@@ -27,8 +28,14 @@ export function parseJobParams(jobParams: Record<string, unknown>, options: Pars
   return parseScrapeBody(jobParams, { ...options, allowUrl: false });
 }
 
+/**
+ * `urlField`'s checks, run directly for the url that passes them (every url of a job is checked at
+ * submission and again when it runs); the schema only words the refusal of one that does not.
+ */
 function checkItemUrl(url: string, egressPolicy: EgressPolicy): string {
-  const parsed = ItemUrlSchema.safeParse({ url });
-  if (!parsed.success) throw invalidParameter(parsed.error);
+  if (typeof url !== 'string' || url.length > URL_MAX_CHARS || unstorableReason(url) !== null) {
+    const parsed = ItemUrlSchema.safeParse({ url });
+    if (!parsed.success) throw invalidParameter(parsed.error);
+  }
   return checkTargetUrl(url, egressPolicy).href;
 }

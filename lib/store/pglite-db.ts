@@ -37,7 +37,6 @@ export class PgliteDb implements Db {
   }
 
   async query<T>(sql: string, params: unknown[] = [], options: QueryOptions = {}): Promise<QueryResult<T>> {
-    // Named statements outside a transaction only: a transaction's statements keep the plain path.
     const result = (options.name ? await this.prepared.run<T>(options.name, sql, params) : null) ?? (await this.pg.query<T>(sql, params));
     return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
   }
@@ -47,12 +46,12 @@ export class PgliteDb implements Db {
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const memoryHolds = this.memoryHolds;
+    const { memoryHolds, prepared } = this;
     return this.pg.transaction(async (tx) =>
       work({
         memoryHolds,
-        async query<R>(sql: string, params: unknown[] = []) {
-          const result = await tx.query<R>(sql, params);
+        async query<R>(sql: string, params: unknown[] = [], options: QueryOptions = {}) {
+          const result = (options.name ? await prepared.run<R>(options.name, sql, params, tx) : null) ?? (await tx.query<R>(sql, params));
           return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
         },
         async exec(sql: string) {

@@ -36,6 +36,8 @@ export interface EmbeddedOptions {
   env?: Record<string, string>;
   /** A PostgreSQL database instead of PGlite in memory (pool sized as `trawler serve` sizes it). */
   databaseUrl?: string;
+  /** PGlite in this data directory, as `trawler all` keeps it (default: in memory). */
+  dataDir?: string;
   batchHooks?: DispatcherHooks;
   limits?: GatewayLimits;
   /** The in-process bus checks every job and result as NATS would (default); benches measure without, as `trawler serve` runs. */
@@ -52,7 +54,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     ...options.env,
   });
   const pool = { size: databasePoolSize(config), timeoutMs: config.DATABASE_POOL_TIMEOUT_MS };
-  const db = await openStore({ databaseUrl: options.databaseUrl, dataDir: null, pool });
+  const db = await openStore({ databaseUrl: options.databaseUrl, dataDir: options.dataDir ?? null, pool });
   const created = await bootstrapIfEmpty(db, {
     monthlyCreditsMicro: config.DEFAULT_MONTHLY_CREDITS * 1_000_000,
     rateLimitPerSecond: config.DEFAULT_RATE_LIMIT_PER_SECOND,

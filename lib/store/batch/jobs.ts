@@ -93,18 +93,20 @@ export async function getJob(db: Queryable, id: string, projectId: string, lock 
   const result = await db.query<JobRow>(
     `SELECT * FROM batch_jobs WHERE id = $1 AND project_id = $2${lock ? ' FOR UPDATE' : ''}`,
     [id, projectId],
+    // Unnamed outside a transaction: the create response reads the job as submitted, before the claim its wake-up starts.
+    lock ? { name: 'batch_get_job_locked' } : {},
   );
   return result.rows[0] ?? null;
 }
 
 /** The job row locked FOR UPDATE: the first lock of every batch transaction (docs/batch.md "Lock order"). */
 export async function lockJob(db: Queryable, id: string): Promise<JobRow | null> {
-  const result = await db.query<JobRow>('SELECT * FROM batch_jobs WHERE id = $1 FOR UPDATE', [id]);
+  const result = await db.query<JobRow>('SELECT * FROM batch_jobs WHERE id = $1 FOR UPDATE', [id], { name: 'batch_lock_job' });
   return result.rows[0] ?? null;
 }
 
 export async function getJobById(db: Queryable, id: string): Promise<JobRow | null> {
-  const result = await db.query<JobRow>('SELECT * FROM batch_jobs WHERE id = $1', [id]);
+  const result = await db.query<JobRow>('SELECT * FROM batch_jobs WHERE id = $1', [id], { name: 'batch_job_by_id' });
   return result.rows[0] ?? null;
 }
 

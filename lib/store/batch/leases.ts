@@ -37,6 +37,8 @@ export async function claimItems(tx: Queryable, options: ClaimOptions): Promise<
        FROM batch_jobs j LEFT JOIN organizations o ON o.id = j.organization_id
       WHERE j.status IN ('queued', 'running') AND j.items_queued > 0
       ORDER BY j.priority DESC, j.submitted_at, j.id LIMIT ${JOBS_PER_CLAIM} FOR UPDATE OF j SKIP LOCKED`,
+    [],
+    { name: 'batch_claim_jobs' },
   );
   const claimed: ClaimedItem[] = [];
   for (const { organization_entitled_engines: entitledEngines, ...job } of jobs.rows) {
@@ -58,6 +60,7 @@ async function claimFromJob(tx: Queryable, job: JobRow, entitledEngines: string[
     `SELECT seq, url, overrides, attempts, hold_micro, reservation_id FROM batch_items
       WHERE job_id = $1 AND status = 'queued' ORDER BY seq LIMIT $2`,
     [job.id, slots],
+    { name: 'batch_claim_queued' },
   );
   const claimed: ClaimedItem[] = [];
   const skipped: number[] = [];
@@ -99,7 +102,7 @@ async function claimFromJob(tx: Queryable, job: JobRow, entitledEngines: string[
     );
   }
   if (claimed.length > 0 && job.status === 'queued') {
-    await tx.query(`UPDATE batch_jobs SET status = 'running', started_at = COALESCE(started_at, now()) WHERE id = $1`, [job.id]);
+    await tx.query(`UPDATE batch_jobs SET status = 'running', started_at = COALESCE(started_at, now()) WHERE id = $1`, [job.id], { name: 'batch_job_started' });
   }
   return claimed;
 }

@@ -43,6 +43,25 @@ describe('named statements on PGlite', () => {
     expect(listed.rows.map((row) => row.id)).toEqual(['named-0', 'nulls']);
   });
 
+  it('runs named statements inside a transaction, and one first prepared in a rolled-back transaction afterwards', async () => {
+    const UPDATE = `UPDATE t SET note = $2 WHERE id = $1 RETURNING id, note`;
+    await expect(
+      db.transaction(async (tx) => {
+        const updated = await tx.query(UPDATE, ['named-0', 'in a rolled-back transaction'], { name: 'test_tx_update' });
+        expect(updated).toEqual({ rows: [{ id: 'named-0', note: 'in a rolled-back transaction' }], rowCount: 1 });
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect((await db.query(SELECT, ['named-0'], { name: 'test_select' })).rows[0]).toMatchObject({ note: tricky[0] });
+    const committed = await db.transaction(async (tx) => {
+      const read = await tx.query(SELECT, ['named-1'], { name: 'test_select' });
+      return { read: read.rows[0], updated: await tx.query(UPDATE, ['named-1', `committed's`], { name: 'test_tx_update' }) };
+    });
+    expect(committed.read).toMatchObject({ id: 'named-1', note: tricky[1] });
+    expect(committed.updated).toEqual({ rows: [{ id: 'named-1', note: `committed's` }], rowCount: 1 });
+    expect((await db.query(UPDATE, ['named-2', 'outside'], { name: 'test_tx_update' })).rowCount).toBe(1);
+  });
+
   it('reports a failing statement as the plain path does, and runs it again once fixed', async () => {
     await expect(db.query(`SELECT id FROM missing_table WHERE id = $1`, ['a'], { name: 'test_missing' })).rejects.toMatchObject({ code: '42P01' });
     await db.exec('CREATE TABLE missing_table (id text)');
