@@ -113,6 +113,22 @@ describe('reusable leases', () => {
     expect(forbidden.connections()).toBe(0);
   });
 
+  it('open many connections at once without a listener warning (a busy worker is not a leak)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const leases = Array.from({ length: 16 }, (_, i) => guard.lease({ requestId: `many-${i}`, upstreamProxy: null, reusable: true }));
+      const sockets = await Promise.all(leases.map((lease) => lease.open(new URL(`http://127.0.0.1:${site.port}/`))));
+      for (const socket of sockets) socket.destroy();
+      for (const lease of leases) lease.release();
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('are never used with a caller proxy', () => {
     const lease = guard.lease({ requestId: 'p', upstreamProxy: 'http://93.184.216.34:8080', reusable: true });
     expect(lease.reusable).toBe(false);

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Server, Socket } from 'node:net';
@@ -16,8 +17,12 @@ export const EGRESS_ERROR_HEADER = 'x-trawler-egress-error';
 /** Released reusable leases kept for later requests; about the fetch engine's capacity. */
 const MAX_IDLE_LEASES = 32;
 
-/** A kept-alive dial is not one request's: the connect timeout bounds it, not a caller's abort. */
+/**
+ * A kept-alive dial is not one request's: the connect timeout bounds it, not a caller's abort. Every
+ * such dial listens on this one signal while it connects, so a busy worker has many listeners at once.
+ */
 const NEVER_ABORTED = new AbortController().signal;
+setMaxListeners(0, NEVER_ABORTED);
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
 
