@@ -7,13 +7,13 @@ function refused(detail: string): ServiceError {
   return new ServiceError('ERR::REQUEST::INVALID_PARAMETER', detail);
 }
 
-/** The path's segments as the router will decode them; a segment that is not percent-encoded UTF-8 is refused. */
 /** Throws the 400 `urlInput` answers for this request's path or query. */
 export function checkUrlInput(req: Request): void {
   checkPath(req.originalUrl.split('?')[0]);
   checkQuery(req.query as Record<string, unknown>);
 }
 
+/** The path's segments as the router will decode them; a segment that is not percent-encoded UTF-8 is refused. */
 function checkPath(rawPath: string): void {
   const segments = rawPath.split('/');
   segments.forEach((segment, index) => {
