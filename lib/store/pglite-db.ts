@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite, types } from '@electric-sql/pglite';
+import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import type { Db, QueryOptions, QueryResult, Queryable } from './db.js';
 import { MemoryHolds } from './memory-holds.js';
 import { PglitePrepared } from './pglite-prepared.js';
@@ -37,8 +37,7 @@ export class PgliteDb implements Db {
   }
 
   async query<T>(sql: string, params: unknown[] = [], options: QueryOptions = {}): Promise<QueryResult<T>> {
-    const result = (options.name ? await this.prepared.run<T>(options.name, sql, params) : null) ?? (await this.pg.query<T>(sql, params));
-    return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+    return runOn<T>(this.prepared, this.pg, sql, params, options);
   }
 
   async exec(sql: string): Promise<void> {
@@ -50,10 +49,7 @@ export class PgliteDb implements Db {
     return this.pg.transaction(async (tx) =>
       work({
         memoryHolds,
-        async query<R>(sql: string, params: unknown[] = [], options: QueryOptions = {}) {
-          const result = (options.name ? await prepared.run<R>(options.name, sql, params, tx) : null) ?? (await tx.query<R>(sql, params));
-          return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
-        },
+        query: <R>(sql: string, params: unknown[] = [], options: QueryOptions = {}) => runOn<R>(prepared, tx, sql, params, options),
         async exec(sql: string) {
           await tx.exec(sql);
         },
@@ -75,4 +71,10 @@ export class PgliteDb implements Db {
       this.lock?.release();
     }
   }
+}
+
+/** A statement on the store or on a transaction's connection: prepared when it is named and its parameters allow. */
+async function runOn<T>(prepared: PglitePrepared, via: PGlite | Transaction, sql: string, params: unknown[], options: QueryOptions): Promise<QueryResult<T>> {
+  const result = (options.name ? await prepared.run<T>(options.name, sql, params, via) : null) ?? (await via.query<T>(sql, params));
+  return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
 }
