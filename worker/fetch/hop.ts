@@ -26,6 +26,14 @@ export interface HopRequest {
   maxBodyBytes: number;
 }
 
+/**
+ * Direct plain-HTTP traffic: a reusable lease is direct (no caller proxy), and plain HTTP has no TLS
+ * to present, so undici connects to it in this process through the lease's checked dial.
+ */
+export function isDirectPlainHttp(request: HopRequest): boolean {
+  return request.proxy.reusable && request.url.startsWith('http:');
+}
+
 export interface HopResponse {
   status: number;
   /** Lower-case names; repeated headers joined with ", ". */

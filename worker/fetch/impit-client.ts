@@ -2,7 +2,7 @@ import { Impit, type Browser } from 'impit';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { HopRequest, HopResponse, HttpClient } from './hop.js';
 import { tooLarge } from './body.js';
-import { BoundedBody, headersToRecord, MAX_KEPT_CLIENTS } from './hop.js';
+import { BoundedBody, headersToRecord, isDirectPlainHttp, MAX_KEPT_CLIENTS } from './hop.js';
 import { chromeHeaders } from './chrome-headers.js';
 import type { UndiciClient } from './undici-client.js';
 
@@ -114,7 +114,7 @@ export class ImpersonatingClient implements HttpClient {
   ) {}
 
   send(request: HopRequest): Promise<HopResponse> {
-    if (request.proxy.reusable && request.url.startsWith('http:') && !hasExpect(request.headers)) return this.undici.send(request, chromeHeaders);
+    if (isDirectPlainHttp(request) && !hasExpect(request.headers)) return this.undici.send(request, chromeHeaders);
     return this.impit.send(request);
   }
 }

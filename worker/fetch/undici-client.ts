@@ -1,6 +1,6 @@
 import { ProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { HopRequest, HopResponse, HttpClient } from './hop.js';
-import { headersToRecord, MAX_KEPT_CLIENTS, readLimited } from './hop.js';
+import { headersToRecord, isDirectPlainHttp, MAX_KEPT_CLIENTS, readLimited } from './hop.js';
 import { decodeContentEncoding } from './body.js';
 import { directAgent } from './direct-agent.js';
 
@@ -84,8 +84,7 @@ export class UndiciClient implements HttpClient {
 
   private dispatcherFor(request: HopRequest): Dispatcher {
     const { proxy } = request;
-    // A reusable lease is direct traffic (no caller proxy): plain HTTP needs no listener in between.
-    const direct = proxy.reusable && request.url.startsWith('http:');
+    const direct = isDirectPlainHttp(request);
     const key = `${direct ? 'direct' : 'proxy'} ${proxy.url}`;
     const kept = proxy.reusable ? this.kept.get(key) : undefined;
     if (kept) return kept;
