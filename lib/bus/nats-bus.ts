@@ -4,7 +4,6 @@ import {
   headers as natsHeaders,
   nanos,
   ErrorCode,
-  RequestStrategy,
   StorageType,
   type ObjectStore,
   type Msg,
@@ -25,10 +24,9 @@ import {
   type RequestHandler,
   type RequestOptions,
 } from './bus.js';
+import { ACCEPTED_HEADER, FAILURE_HEADER, FINAL_HEADER, LENGTH_HEADER } from './nats-reply-protocol.js';
+import { ReplyInbox } from './reply-inbox.js';
 
-const LENGTH_HEADER = 'Trawler-Length';
-const FAILURE_HEADER = 'Trawler-Failure';
-const ACCEPTED_HEADER = 'Trawler-Accepted';
 /** A request too large for one message travels through the JetStream object store; this names it. */
 const PAYLOAD_REF_HEADER = 'Trawler-Payload-Ref';
 const PAYLOAD_TTL_MS = 10 * 60_000;
@@ -44,11 +42,14 @@ export class NatsBus implements Bus {
   readonly transport = 'nats' as const;
 
   private payloads: Promise<ObjectStore> | null = null;
+  private readonly replies: ReplyInbox;
 
   private constructor(
     private readonly connection: NatsConnection,
     private readonly namespace: string,
-  ) {}
+  ) {
+    this.replies = new ReplyInbox(connection);
+  }
 
   /** `namespace` prefixes every subject, so several deployments (or test runs) can share one NATS. */
   static async connect(url: string, name: string, namespace = ''): Promise<NatsBus> {
@@ -68,56 +69,14 @@ export class NatsBus implements Bus {
 
   async request(subject: string, payload: Uint8Array, options: RequestOptions): Promise<Uint8Array> {
     if (this.connection.isClosed()) throw new BusError('closed', 'bus closed');
-    let replies: AsyncIterable<Msg>;
+    let outgoing: Awaited<ReturnType<NatsBus['outgoing']>>;
     try {
-      const { body, headers } = await this.outgoing(payload);
-      replies = await this.connection.requestMany(this.subject(subject), body, {
-        strategy: RequestStrategy.SentinelMsg,
-        maxWait: options.timeoutMs,
-        headers,
-      });
+      outgoing = await this.outgoing(payload);
     } catch (error) {
       throw toBusError(error, subject);
     }
-    const chunks: Uint8Array[] = [];
-    let expected: number | null = null;
-    let complete = false;
-    let aborted = false;
-    const onAbort = () => {
-      aborted = true;
-      stopIterator(replies);
-    };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    if (options.signal?.aborted) onAbort();
-    try {
-      for await (const msg of replies) {
-        if (msg.data.length === 0) {
-          complete = true;
-          break;
-        }
-        const accepted = msg.headers?.get(ACCEPTED_HEADER);
-        if (accepted) {
-          options.onAccepted?.(accepted);
-          continue;
-        }
-        const failure = msg.headers?.get(FAILURE_HEADER);
-        if (failure) throw new BusError('incomplete', `responder failed: ${failure}`);
-        const length = msg.headers?.get(LENGTH_HEADER);
-        if (length) expected = Number(length);
-        chunks.push(msg.data);
-      }
-    } catch (error) {
-      throw toBusError(error, subject);
-    } finally {
-      options.signal?.removeEventListener('abort', onAbort);
-    }
-    if (aborted) throw new BusError('timeout', 'request aborted');
-    if (!complete) throw new BusError('timeout', `no complete reply on ${subject} within ${options.timeoutMs} ms`);
-    const whole = concat(chunks);
-    if (expected !== null && whole.length !== expected) {
-      throw new BusError('incomplete', `reply on ${subject} arrived with ${whole.length} of ${expected} bytes`);
-    }
-    return whole;
+    const { body, headers } = outgoing;
+    return this.replies.request(subject, (reply) => this.connection.publish(this.subject(subject), body, { reply, headers }), options);
   }
 
   async requestJson<T>(subject: string, value: unknown, reply: z.ZodType<T>, options: RequestOptions): Promise<Decoded<T>> {
@@ -172,6 +131,7 @@ export class NatsBus implements Bus {
   async close(): Promise<void> {
     if (this.connection.isClosed()) return;
     await this.connection.drain().catch(() => this.connection.close());
+    this.replies.close();
   }
 
   /** Large requests go through the object store so they arrive whole; others travel as they are. */
@@ -220,14 +180,17 @@ export class NatsBus implements Bus {
     }
     for (let offset = 0; offset < reply.length; offset += chunkSize) {
       const chunk = reply.subarray(offset, offset + chunkSize);
-      if (offset === 0) {
-        const first = natsHeaders();
-        first.set(LENGTH_HEADER, String(reply.length));
-        msg.respond(chunk, { headers: first });
-      } else {
+      const last = offset + chunkSize >= reply.length;
+      if (offset > 0 && !last) {
         msg.respond(chunk);
+        continue;
       }
+      const framing = natsHeaders();
+      if (offset === 0) framing.set(LENGTH_HEADER, String(reply.length));
+      if (last) framing.set(FINAL_HEADER, '1');
+      msg.respond(chunk, { headers: framing });
     }
+    // Requesters of earlier versions end a reply here, not at the final mark.
     msg.respond(new Uint8Array(0));
   }
 }
@@ -239,22 +202,4 @@ function toBusError(error: unknown, subject: string): BusError {
   if (code === ErrorCode.Timeout) return new BusError('timeout', `request on ${subject} timed out`);
   if (code === ErrorCode.ConnectionClosed) return new BusError('closed', 'bus closed');
   return new BusError('incomplete', error instanceof Error ? error.message : String(error));
-}
-
-/** The iterator nats.js returns can be stopped, which also drops its inbox subscription. */
-function stopIterator(iterable: AsyncIterable<Msg>): void {
-  const candidate = iterable as AsyncIterable<Msg> & { stop?: (error?: Error) => void };
-  candidate.stop?.();
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const total = chunks.reduce((sum, c) => sum + c.length, 0);
-  const whole = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return whole;
 }

@@ -1,3 +1,4 @@
+import { connect, headers as natsHeaders, RequestStrategy, type Msg, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BusError } from '../../lib/bus/bus.js';
 import { NatsBus } from '../../lib/bus/nats-bus.js';
@@ -10,13 +11,17 @@ describe.skipIf(!available)('NATS transport', () => {
   const namespace = `t${newId().toLowerCase()}`;
   let requester: NatsBus;
   let responder: NatsBus;
+  /** A plain nats.js connection, speaking the protocol as gateways and workers of earlier versions did. */
+  let raw: NatsConnection;
 
   beforeAll(async () => {
     [requester, responder] = await Promise.all([NatsBus.connect(NATS_URL, 'test-requester', namespace), NatsBus.connect(NATS_URL, 'test-responder', namespace)]);
+    raw = await connect({ servers: NATS_URL, name: 'test-earlier-version' });
   });
   afterAll(async () => {
     await requester?.close();
     await responder?.close();
+    await raw?.close();
   });
 
   it('carries requests and replies far above max_payload whole, both ways', async () => {
@@ -48,5 +53,70 @@ describe.skipIf(!available)('NATS transport', () => {
     abort.abort();
     await expect(pending).rejects.toMatchObject({ kind: 'timeout' });
     void served.drain();
+  });
+
+  it('takes a reply from a responder of an earlier version, which ends it with the sentinel alone', async () => {
+    const text = new TextEncoder();
+    raw.subscribe(`${namespace}.old.responder`, {
+      queue: 'old',
+      callback: (_error, msg) => {
+        const accepted = natsHeaders();
+        accepted.set('Trawler-Accepted', 'old-responder');
+        msg.respond(new Uint8Array([0x31]), { headers: accepted });
+        const first = natsHeaders();
+        first.set('Trawler-Length', '11');
+        msg.respond(text.encode('hello '), { headers: first });
+        msg.respond(text.encode('world'));
+        msg.respond(new Uint8Array(0));
+      },
+    });
+    await raw.flush();
+    let accepted = '';
+    const reply = await requester.request('old.responder', new Uint8Array([1]), { timeoutMs: 10_000, onAccepted: (id) => (accepted = id) });
+    expect(new TextDecoder().decode(reply)).toBe('hello world');
+    expect(accepted).toBe('old-responder');
+  });
+
+  it('ends a request at the reply marked final, without waiting for the sentinel', async () => {
+    raw.subscribe(`${namespace}.final.only`, {
+      queue: 'final',
+      callback: (_error, msg) => {
+        const final = natsHeaders();
+        final.set('Trawler-Final', '1');
+        msg.respond(new TextEncoder().encode('done'), { headers: final });
+        // No sentinel: a requester that waited for one would time out.
+      },
+    });
+    await raw.flush();
+    const reply = await requester.request('final.only', new Uint8Array([1]), { timeoutMs: 60_000 });
+    expect(new TextDecoder().decode(reply)).toBe('done');
+  });
+
+  it('answers a requester of an earlier version, which reads up to the sentinel', async () => {
+    const large = new Uint8Array(3 * 1024 * 1024 + 17).map((_, i) => i % 251);
+    // A one-byte request asks for the large reply, which comes back in chunks; others are echoed.
+    const served = responder.serve('new.responder', 'new', async (payload) => (payload.length === 1 ? large : payload), 'responder-3');
+    await responder.ping(5000);
+    for (const [request, expected] of [[new Uint8Array([1, 2, 3, 4, 5]), new Uint8Array([1, 2, 3, 4, 5])], [new Uint8Array([0]), large]]) {
+      const messages: Msg[] = [];
+      for await (const msg of await raw.requestMany(`${namespace}.new.responder`, request, { strategy: RequestStrategy.SentinelMsg, maxWait: 10_000 })) {
+        messages.push(msg);
+        if (msg.data.length === 0) break;
+      }
+      expect(messages[0].headers?.get('Trawler-Accepted')).toBe('responder-3');
+      expect(messages.at(-1)?.data.length).toBe(0);
+      const body = Buffer.concat(messages.slice(1, -1).map((msg) => msg.data));
+      expect(body.equals(Buffer.from(expected))).toBe(true);
+      expect(Number(messages[1].headers?.get('Trawler-Length'))).toBe(expected.length);
+    }
+    await served.drain();
+  });
+
+  it('keeps each reply with its request when many share the inbox', async () => {
+    const served = responder.serve('many.echo', 'many', async (payload) => payload, 'responder-4');
+    await responder.ping(5000);
+    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => requester.request('many.echo', new Uint8Array([i]), { timeoutMs: 10_000 })));
+    expect(replies.map((reply) => reply[0])).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    await served.drain();
   });
 });

@@ -1,0 +1,27 @@
+/**
+ * Headers of the NATS request/reply protocol between gateways and workers (docs/platform.md, "Bus
+ * protocol"). A reply is: an acceptance naming the responder, the reply's chunks (the first carrying
+ * the total length, the last marked final), then an empty sentinel message.
+ */
+export const LENGTH_HEADER = 'Trawler-Length';
+export const FAILURE_HEADER = 'Trawler-Failure';
+export const ACCEPTED_HEADER = 'Trawler-Accepted';
+/**
+ * On a reply's last chunk: the requester may stop there. Responders keep sending the sentinel after
+ * it, which is all a requester of an earlier version waits for.
+ */
+export const FINAL_HEADER = 'Trawler-Final';
+/** The status NATS itself sends to the reply subject when nobody serves the request's subject. */
+export const NO_RESPONDERS_STATUS = 503;
+
+export function concat(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const total = chunks.reduce((sum, c) => sum + c.length, 0);
+  const whole = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return whole;
+}
