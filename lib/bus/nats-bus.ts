@@ -165,19 +165,25 @@ export class NatsBus implements Bus {
   }
 
   private async answer(msg: Msg, handler: RequestHandler, chunkSize: number, responderId: string): Promise<void> {
-    const accepted = natsHeaders();
-    accepted.set(ACCEPTED_HEADER, responderId);
-    msg.respond(ACK_PAYLOAD, { headers: accepted });
+    // The acceptance is written once the handler has started (its first I/O under way), so its write
+    // is not on the job's path; it still precedes any reply that waited for I/O of its own. A reply
+    // already sent by then makes it pointless (it only tells whom to watch while waiting).
+    let answered = false;
+    setImmediate(() => {
+      if (!answered) acknowledge(msg, responderId);
+    });
     let reply: Uint8Array;
     try {
       reply = await handler(await this.incoming(msg));
     } catch (error) {
+      answered = true;
       const failure = natsHeaders();
       failure.set(FAILURE_HEADER, error instanceof Error ? error.message.slice(0, 200) : 'handler failed');
       msg.respond(new Uint8Array([0x7b, 0x7d]), { headers: failure });
       msg.respond(new Uint8Array(0));
       return;
     }
+    answered = true;
     for (let offset = 0; offset < reply.length; offset += chunkSize) {
       const chunk = reply.subarray(offset, offset + chunkSize);
       const last = offset + chunkSize >= reply.length;
@@ -192,6 +198,16 @@ export class NatsBus implements Bus {
     }
     // Requesters of earlier versions end a reply here, not at the final mark.
     msg.respond(new Uint8Array(0));
+  }
+}
+
+function acknowledge(msg: Msg, responderId: string): void {
+  const accepted = natsHeaders();
+  accepted.set(ACCEPTED_HEADER, responderId);
+  try {
+    msg.respond(ACK_PAYLOAD, { headers: accepted });
+  } catch {
+    // The connection closed meanwhile: the requester learns it from the transport.
   }
 }
 

@@ -94,8 +94,12 @@ describe.skipIf(!available)('NATS transport', () => {
 
   it('answers a requester of an earlier version, which reads up to the sentinel', async () => {
     const large = new Uint8Array(3 * 1024 * 1024 + 17).map((_, i) => i % 251);
-    // A one-byte request asks for the large reply, which comes back in chunks; others are echoed.
-    const served = responder.serve('new.responder', 'new', async (payload) => (payload.length === 1 ? large : payload), 'responder-3');
+    // A one-byte request asks for the large reply, which comes back in chunks; others are echoed. The
+    // handler waits (as a job waits for its fetch), so the acceptance goes out before the reply.
+    const served = responder.serve('new.responder', 'new', async (payload) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return payload.length === 1 ? large : payload;
+    }, 'responder-3');
     await responder.ping(5000);
     for (const [request, expected] of [[new Uint8Array([1, 2, 3, 4, 5]), new Uint8Array([1, 2, 3, 4, 5])], [new Uint8Array([0]), large]]) {
       const messages: Msg[] = [];
