@@ -123,4 +123,18 @@ describe.skipIf(!available)('NATS transport', () => {
     expect(replies.map((reply) => reply[0])).toEqual(Array.from({ length: 50 }, (_, i) => i));
     await served.drain();
   });
+
+  it('fails the requests still waiting when the requester closes its connection', async () => {
+    const served = responder.serve('never.echo', 'never', () => new Promise<Uint8Array>(() => undefined), 'responder-5');
+    await responder.ping(5000);
+    const closing = await NatsBus.connect(NATS_URL, 'test-closing', namespace);
+    let failure: unknown = null;
+    const accepted = new Promise<string>((resolve) => {
+      void closing.request('never.echo', new Uint8Array([1]), { timeoutMs: 600_000, onAccepted: resolve }).catch((error: unknown) => (failure = error));
+    });
+    await accepted;
+    await closing.close();
+    await expect.poll(() => failure, { timeout: 10_000 }).toMatchObject({ kind: 'closed' });
+    void served.drain();
+  });
 });
