@@ -3,12 +3,10 @@ import {
   connect,
   headers as natsHeaders,
   nanos,
-  ErrorCode,
   StorageType,
   type ObjectStore,
   type Msg,
   type NatsConnection,
-  type NatsError,
   type Subscription,
 } from 'nats';
 import type { z } from 'zod';
@@ -24,7 +22,7 @@ import {
   type RequestHandler,
   type RequestOptions,
 } from './bus.js';
-import { ACCEPTED_HEADER, FAILURE_HEADER, FINAL_HEADER, LENGTH_HEADER } from './nats-reply-protocol.js';
+import { ACCEPTED_HEADER, FAILURE_HEADER, FINAL_HEADER, LENGTH_HEADER, toBusError } from './nats-reply-protocol.js';
 import { ReplyInbox } from './reply-inbox.js';
 
 /** A request too large for one message travels through the JetStream object store; this names it. */
@@ -209,13 +207,4 @@ function acknowledge(msg: Msg, responderId: string): void {
   } catch {
     // The connection closed meanwhile: the requester learns it from the transport.
   }
-}
-
-function toBusError(error: unknown, subject: string): BusError {
-  if (error instanceof BusError) return error;
-  const code = (error as NatsError | undefined)?.code;
-  if (code === ErrorCode.NoResponders) return new BusError('no_responders', `no responders on ${subject}`);
-  if (code === ErrorCode.Timeout) return new BusError('timeout', `request on ${subject} timed out`);
-  if (code === ErrorCode.ConnectionClosed) return new BusError('closed', 'bus closed');
-  return new BusError('incomplete', error instanceof Error ? error.message : String(error));
 }

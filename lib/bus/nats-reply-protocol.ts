@@ -1,3 +1,6 @@
+import { ErrorCode, type NatsError } from 'nats';
+import { BusError } from './bus.js';
+
 /**
  * Headers of the NATS request/reply protocol between gateways and workers (docs/platform.md, "Bus
  * protocol"). A reply is: an acceptance naming the responder, the reply's chunks (the first carrying
@@ -24,4 +27,14 @@ export function concat(chunks: Uint8Array[]): Uint8Array {
     offset += chunk.length;
   }
   return whole;
+}
+
+/** A nats.js error as the bus's own kinds. */
+export function toBusError(error: unknown, subject: string): BusError {
+  if (error instanceof BusError) return error;
+  const code = (error as NatsError | undefined)?.code;
+  if (code === ErrorCode.NoResponders) return new BusError('no_responders', `no responders on ${subject}`);
+  if (code === ErrorCode.Timeout) return new BusError('timeout', `request on ${subject} timed out`);
+  if (code === ErrorCode.ConnectionClosed) return new BusError('closed', 'bus closed');
+  return new BusError('incomplete', error instanceof Error ? error.message : String(error));
 }

@@ -1,6 +1,6 @@
 import { createInbox, type Msg, type NatsConnection, type Subscription } from 'nats';
 import { BusError, type RequestOptions } from './bus.js';
-import { ACCEPTED_HEADER, FAILURE_HEADER, FINAL_HEADER, LENGTH_HEADER, NO_RESPONDERS_STATUS, concat } from './nats-reply-protocol.js';
+import { ACCEPTED_HEADER, FAILURE_HEADER, FINAL_HEADER, LENGTH_HEADER, NO_RESPONDERS_STATUS, concat, toBusError } from './nats-reply-protocol.js';
 
 interface Pending {
   subject: string;
@@ -50,7 +50,7 @@ export class ReplyInbox {
     try {
       publish(this.prefix + token);
     } catch (error) {
-      this.finish(token, new BusError('incomplete', error instanceof Error ? error.message : String(error)));
+      this.finish(token, toBusError(error, subject));
     }
     return reply;
   }
