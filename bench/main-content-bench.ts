@@ -2,49 +2,24 @@
  * main_content_only against Mozilla Readability on ../shared/content-bench (real news pages with
  * human-marked article text). Every page is served from a loopback target and scraped THROUGH THE
  * API (embedded service) as text with main_content_only=true; Readability 0.6 on linkedom reads
- * the same pages in the same run; the collection's scorer rates both. Then markdown throughput of
+ * the same pages in the same run; the collection's scorer rates both. Then, in a fresh process
+ * (bench/main-content-throughput.ts), text throughput against Readability and markdown throughput of
  * the content pipeline against turndown alone on the same pages. Prints figures; not a test.
  * Run: npx tsx bench/main-content-bench.ts (CONTENT_BENCH_DIR overrides where the collection is).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
 import { Readability } from '@mozilla/readability';
-import { getEncoding } from 'encoding-sniffer';
-import iconv from 'iconv-lite';
 import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
-import { htmlInput } from '../test/content/helpers.js';
 import { jsonPost, startEmbedded } from '../test/support/embedded.js';
-import { processContent } from '../worker/content/pipeline.js';
+import { COLLECTION, loadPages, megabytesOf, SET, type Page } from './main-content-pages.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const COLLECTION = process.env.CONTENT_BENCH_DIR ?? path.resolve(ROOT, '..', 'shared', 'content-bench');
-const SET = path.join(COLLECTION, 'l3s-gn1');
 const CONCURRENCY = 2;
-
-interface Page {
-  id: string;
-  gzipped: Buffer;
-  html: string;
-  bytes: number;
-}
-
-function loadPages(): Page[] {
-  return readdirSync(path.join(SET, 'html'))
-    .filter((name) => name.endsWith('.html.gz'))
-    .sort()
-    .map((name) => {
-      const gzipped = readFileSync(path.join(SET, 'html', name));
-      const raw = gunzipSync(gzipped);
-      return { id: name.replace(/\.html\.gz$/, ''), gzipped, html: iconv.decode(raw, getEncoding(raw) ?? 'utf-8'), bytes: raw.length };
-    });
-}
 
 /** Serves `/<id>.html` as the page was served: gzip, text/html without a charset (the worker sniffs it). */
 async function serve(pages: Page[]): Promise<{ origin: string; close(): Promise<void> }> {
@@ -120,31 +95,6 @@ function readability(pages: Page[]): { output: Record<string, { articleBody: str
   return { output, seconds: (performance.now() - started) / 1000 };
 }
 
-/** The throughput lines run on every THROUGHPUT_EVERY-th page: a fixed amount of work, whatever the load. */
-const THROUGHPUT_EVERY = 3;
-
-/**
- * Seconds each side spends on the same pages, interleaved page by page so that a change of load
- * on the shared machine weighs on both alike.
- */
-function timedPair(pages: Page[], left: (page: Page) => unknown, right: (page: Page) => unknown): [number, number] {
-  const spent: [number, number] = [0, 0];
-  const run = (side: 0 | 1, convert: (page: Page) => unknown, page: Page): void => {
-    const started = performance.now();
-    try {
-      convert(page);
-    } catch {
-      // a page either side cannot convert costs its time and nothing else
-    }
-    spent[side] += performance.now() - started;
-  };
-  for (const page of pages) {
-    run(0, left, page);
-    run(1, right, page);
-  }
-  return [spent[0] / 1000, spent[1] / 1000];
-}
-
 interface Scores {
   table: string;
   metrics: Record<string, { f1: number; precision: number; recall: number }>;
@@ -159,10 +109,6 @@ function score(outputs: Record<string, Record<string, { articleBody: string }>>)
   if (result.status !== 0) throw new Error(`evaluate.py failed: ${result.stderr}`);
   const metrics = JSON.parse(readFileSync(path.join(dir, 'scores.json'), 'utf8')) as Scores['metrics'];
   return { table: `${result.stdout.trim()}\n(outputs kept in ${dir})`, metrics };
-}
-
-function megabytesOf(pages: Page[]): number {
-  return pages.reduce((sum, page) => sum + page.bytes, 0) / 1e6;
 }
 
 async function main(): Promise<void> {
@@ -184,26 +130,10 @@ async function main(): Promise<void> {
   row(`trawler through the API (${CONCURRENCY} at a time; ${ours.failed})`, 'trawler', ours.seconds);
   row('readability 0.6 on linkedom, one core', 'readability', reference.seconds);
 
-  const sample = pages.filter((_, index) => index % THROUGHPUT_EVERY === 0);
-  const sampleMegabytes = megabytesOf(sample);
-  const line = (label: string, seconds: number) => console.log(`${label.padEnd(44)} ${(sampleMegabytes / seconds).toFixed(2).padStart(6)} MB/s`);
-  console.log(`throughput on every ${THROUGHPUT_EVERY}rd page (${sample.length} pages, ${sampleMegabytes.toFixed(1)} MB), one core, interleaved page by page:`);
-  const [textSeconds, readabilitySeconds] = timedPair(
-    sample,
-    (page) => processContent(htmlInput(page.html, 'http://127.0.0.1/', { response_format: 'text' })),
-    (page) => new Readability(parseHTML(page.html).document as unknown as Document).parse(),
-  );
-  line('trawler text main_content_only, in-process', textSeconds);
-  line('readability 0.6 on linkedom', readabilitySeconds);
-  const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' });
-  const [markdownSeconds, turndownSeconds] = timedPair(
-    sample,
-    (page) => processContent(htmlInput(page.html, 'http://127.0.0.1/', { response_format: 'markdown' })),
-    (page) => turndown.turndown(page.html),
-  );
-  line('markdown: trawler main_content_only', markdownSeconds);
-  line('markdown: turndown alone (whole page)', turndownSeconds);
-  console.log(`markdown main_content_only / turndown alone: ${(turndownSeconds / markdownSeconds).toFixed(2)}x the throughput`);
+  // A fresh process: the API phase's heap and threads would weigh on the throughput lines.
+  const throughput = fileURLToPath(new URL('./main-content-throughput.ts', import.meta.url));
+  const child = spawnSync(process.execPath, ['--import', 'tsx', throughput], { stdio: 'inherit' });
+  if (child.status !== 0) throw new Error(`the throughput lines failed (exit ${child.status ?? child.signal})`);
 }
 
 await main();

@@ -1,5 +1,7 @@
 import TurndownService from 'turndown';
 import { strikethrough, taskListItems } from '@joplin/turndown-plugin-gfm';
+import type { AnyNode } from 'domhandler';
+import { markdownDom } from './markdown-dom.js';
 import { tableRules } from './markdown-tables.js';
 
 const LANGUAGE_CLASS = /(?:^|\s)(?:language|lang|highlight-source|brush:?)-?([\w#+.-]+)/i;
@@ -91,11 +93,24 @@ function createService(): TurndownService {
 
 let service: TurndownService | null = null;
 
-/** HTML to GitHub-flavoured markdown. One converter per thread, built on first use. */
-export function toMarkdown(html: string): string {
+/**
+ * Parsed nodes to GitHub-flavoured markdown. One converter per thread, built on first use. turndown
+ * reads them as a DOM built from the nodes themselves, or, where the HTML parsing rules could read
+ * their markup as another tree (markdown-dom.ts), from their markup (`markup`).
+ */
+export function toMarkdown(nodes: AnyNode[], markup: () => string): string {
+  return convert(markdownDom(nodes) ?? markup());
+}
+
+/** Markup to markdown, read by turndown's own parser (the road toMarkdown takes when it cannot build the DOM). */
+export function markdownOfMarkup(html: string): string {
+  return convert(html);
+}
+
+function convert(input: string | HTMLElement): string {
   service ??= createService();
   return service
-    .turndown(html)
+    .turndown(input)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

@@ -1,5 +1,5 @@
 import type { CheerioAPI } from 'cheerio';
-import type { Element } from 'domhandler';
+import type { Element, ParentNode } from 'domhandler';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { ExtractRules } from '../../lib/extract/rules.js';
 import { selectorProblem } from '../../lib/extract/selectors.js';
@@ -89,7 +89,8 @@ function render($: CheerioAPI, format: DocumentFormat): string {
   removeNeverContent($);
   if (format === 'text') return toText($);
   promoteTableHeaders($);
-  return toMarkdown(contentRoot($).html() ?? '');
+  const root = contentRoot($);
+  return toMarkdown((root[0] as ParentNode).children, () => root.html() ?? '');
 }
 
 /** Non-HTML text, and html without any selection asked, is answered exactly as fetched. */

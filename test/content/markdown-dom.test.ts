@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { ParentNode } from 'domhandler';
+import { contentRoot } from '../../worker/content/clean.js';
+import { loadDocument } from '../../worker/content/document.js';
+import { markdownDom } from '../../worker/content/markdown-dom.js';
+import { markdownOfMarkup, toMarkdown } from '../../worker/content/markdown.js';
+
+/** The body's nodes as the pipeline hands them to the markdown writer, and their markup. */
+function parsed(body: string): { nodes: ParentNode['children']; markup: string } {
+  const { $ } = loadDocument(`<!DOCTYPE html><html><head><title>t</title></head><body>${body}</body></html>`, 'https://example.com/');
+  const root = contentRoot($);
+  return { nodes: (root[0] as ParentNode).children, markup: root.html() ?? '' };
+}
+
+/** Trees turndown gets built from the nodes: each must give the markdown turndown's own parser gives from the markup. */
+const BUILT = {
+  'paragraphs, emphasis, links and images': '<p>One <b>bold</b> and <a href="/x" title="T">a link</a>.</p>\n<p><img src="/i.png" alt="pic"> after</p>',
+  'line breaks (the markup writes `<br></br>`, read as two)': '<p>By A. Writer<br>\n<em>Staff</em></p>',
+  'CRLF and lone CR in text and attributes': '<p>one\r\ntwo\rthree <a href="/a" title="x\r\ny">l</a></p>',
+  'the newline that opens a pre': '<pre>\n  code\n    more\n</pre><pre><code class="language-js">\nlet a = 1;</code></pre>',
+  'rows straight under the table': '<table>\n<tr><td>a</td><td>b</td></tr>\n<tr><td>1</td><td>2</td></tr>\n</table>',
+  'a head section, then bare rows': '<table><thead><tr><th>h</th></tr></thead>\n<tr><td>x</td></tr><tr><td>y</td></tr></table>',
+  'table parts outside any table': '<div><tr><td>cell one</td><td>cell <b>two</b></td></tr></div><p>x<td>y</td>z</p>',
+  'a block inside a paragraph': '<p>Lead <i>in</i><div>block</div>tail <b>b</b><p>next</p> end</p><p>after</p>',
+  'lists, quotes and entities': '<ol start="3"><li>a &amp; b</li><li>c &lt;d&gt;&nbsp;e</li></ol><blockquote>q</blockquote><ul><li>x<ul><li>y</li></ul></li></ul>',
+  'comments and leading markdown characters': '<p>1<!-- c -->. not a list</p><p>- dash <code>`tick`</code></p>',
+};
+
+/** Trees the HTML parsing rules would rebuild: these take the serialising road. */
+const REFUSED = {
+  'a link inside a link': '<p><a href="/a">outer <a href="/b">inner</a></a></p>',
+  'a block deeper inside a paragraph': '<p><span>a<div>b</div>c</span></p>',
+  'text straight in a table': '<table>stray<tr><td>a</td></tr></table>',
+  'a checkbox in a list item': '<ul><li><input type="checkbox" checked> done</li></ul>',
+  'svg': '<p>a<svg><text>b</text></svg></p>',
+};
+
+describe('markdown from the parsed nodes', () => {
+  for (const [name, body] of Object.entries(BUILT)) {
+    it(`gives what turndown gives from the markup: ${name}`, () => {
+      const { nodes, markup } = parsed(body);
+      expect(markdownDom(nodes)).not.toBeNull();
+      expect(toMarkdown(nodes, () => markup)).toBe(markdownOfMarkup(markup));
+    });
+  }
+
+  for (const [name, body] of Object.entries(REFUSED)) {
+    it(`reads the markup instead where the parser would build another tree: ${name}`, () => {
+      const { nodes, markup } = parsed(body);
+      expect(markdownDom(nodes)).toBeNull();
+      expect(toMarkdown(nodes, () => markup)).toBe(markdownOfMarkup(markup));
+    });
+  }
+});
