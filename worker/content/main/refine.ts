@@ -1,26 +1,9 @@
 import { Element, type AnyNode } from 'domhandler';
 import { headlineIndex, proseBegins, tailStart, teaserRuns } from './article-bounds.js';
 import { dropFurnitureLines } from './br-lines.js';
-import { isCaption, isDataCell, isLeadLabel, isToolLine, tailLabels } from './furniture-lines.js';
+import { isDateLine } from './date-lines.js';
+import { isBoxTitle, isCaption, isCreditLine, isDataCell, isLeadLabel, isToolLine, tailLabels } from './furniture-lines.js';
 import { density, isProse, LONG_PARAGRAPH, MAX_LINK_DENSITY, paragraphs, type Paragraph } from './paragraphs.js';
-
-/** Lines longer than this are prose even when they carry a date. */
-const MAX_DATE_LINE = 80;
-
-const MONTHS = 'jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t|tember)?|oct(ober)?|nov(ember)?|dec(ember)?';
-const DAYS = 'mon(day)?|tue(s|sday)?|wed(nesday)?|thu(rs|rsday)?|fri(day)?|sat(urday)?|sun(day)?';
-const DATE_WORDS = new RegExp(
-  `\\b(${MONTHS}|${DAYS}|[ap]\\.?m\\.?|gmt|utc|[ecmp][sd]t|et|bst|cet|ist|posted|published|updated?|last|modified|hrs|first|on|at|date|time|today|yesterday)\\b|\\d[\\d:/.,-]*(st|nd|rd|th|[ap]\\.?m\\.?)?`,
-  'gi',
-);
-
-const DATE_EVIDENCE = new RegExp(`\\b(${MONTHS}|${DAYS})\\b|\\d{1,2}:\\d{2}|\\b\\d{1,4}[-/.]\\d{1,2}[-/.]\\d{1,4}\\b`, 'i');
-
-/** A short line that is only a date or time ("Posted: Mon, 14 Jan 2008 11:54 GMT"): page furniture, as trafilatura treats it. */
-export function isDateLine(text: string): boolean {
-  if (text.length > MAX_DATE_LINE || !DATE_EVIDENCE.test(text)) return false;
-  return (text.replace(DATE_WORDS, ' ').match(/\p{L}{2,}/gu) ?? []).length === 0;
-}
 
 const MAX_LONG_LINK_DENSITY = 0.5;
 /** Between two prose paragraphs (long, few links), a paragraph is prose unless links are over this share of it. */
@@ -40,18 +23,23 @@ function isLinkNoise(paragraph: Paragraph, previous: Paragraph | undefined, next
 
 /**
  * jusText's context-free "bad" paragraphs that survive in an article: copyright and rights lines,
- * page tools, pictures' captions; and date lines outside data cells.
+ * page tools, pictures' captions, closing credits; and date lines outside data cells.
  */
 function isNoise({ text, owner }: Paragraph): boolean {
   if (text.includes('\u00a9')) return true;
   if (isToolLine(text)) return true;
   if (isCaption(owner)) return true;
+  if (isCreditLine(text)) return true;
   if (text.length < MAX_RIGHTS_LINE && RIGHTS.test(text)) return true;
   return !isDataCell(owner) && isDateLine(text);
 }
 
-/** A short rights line ("Copyright 2008 The Associated Press. All rights reserved."): page furniture, like the © line. */
-const RIGHTS = /\bcopyright\b\W+(\w+\W+){0,6}\d{4}\b|\ball rights reserved\b|\(c\)\s*\d{4}/i;
+/**
+ * A short rights line ("Copyright 2008 The Associated Press. All rights reserved.", "This material may
+ * not be published, broadcast, rewritten or redistributed."): page furniture, like the © line.
+ */
+const RIGHTS =
+  /\bcopyright\b\W+(\w+\W+){0,6}\d{4}\b|\ball rights reserved\b|\(c\)\s*\d{4}|\bmay not be (re)?published, broadcast, rewritten,? or redistributed\b/i;
 const MAX_RIGHTS_LINE = 150;
 /** A clean-up that would take more than this share of the article's text is not applied: the page is a listing or a link hub. */
 const MAX_DROPPED_SHARE = 0.5;
@@ -86,7 +74,7 @@ export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode
       paragraph.whole &&
       paragraph.owner !== root &&
       (i < start ||
-        (i > start && i < firstProse && isLeadLabel(paragraph)) ||
+        (i > start && i < firstProse && (isLeadLabel(paragraph) || (i + 1 < firstProse && isBoxTitle(paragraph)))) ||
         i >= tail ||
         (!paragraph.heading && (isNoise(paragraph) || isLinkNoise(paragraph, list[i - 1], list[i + 1])))),
   );
