@@ -23,7 +23,7 @@ function linesOf(paragraph: Paragraph): Line[] {
 }
 
 /** Takes a node out, and the inline elements (a, font, b...) that held only it, up to the paragraph's own block. */
-function detach(node: AnyNode, owner: Element): void {
+export function detach(node: AnyNode, owner: Element): void {
   let current: AnyNode = node;
   for (;;) {
     const parent = current.parent as Element | null;

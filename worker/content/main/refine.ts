@@ -1,6 +1,6 @@
 import { Element, type AnyNode } from 'domhandler';
 import { headlineIndex, proseBegins, tailStart, teaserRuns } from './article-bounds.js';
-import { dropFurnitureLines } from './br-lines.js';
+import { detach, dropFurnitureLines } from './br-lines.js';
 import { isDateLine } from './date-lines.js';
 import { isBoxTitle, isCaption, isCreditLine, isDataCell, isLeadLabel, isToolLine, tailLabels } from './furniture-lines.js';
 import { density, isProse, LONG_PARAGRAPH, MAX_LINK_DENSITY, paragraphs, type Paragraph } from './paragraphs.js';
@@ -44,8 +44,14 @@ const MAX_RIGHTS_LINE = 150;
 /** A clean-up that would take more than this share of the article's text is not applied: the page is a listing or a link hub. */
 const MAX_DROPPED_SHARE = 0.5;
 
+/** A paragraph goes with its block when it is the whole of it, else by its own lines (text and <br>). */
 function remove(list: Paragraph[]): void {
-  for (const { owner } of list) {
+  for (const paragraph of list) {
+    if (!paragraph.whole) {
+      for (const node of paragraph.nodes) detach(node, paragraph.owner);
+      continue;
+    }
+    const { owner } = paragraph;
     const parent = owner.parent as Element | null;
     if (parent) parent.children = parent.children.filter((child) => child !== owner);
   }
@@ -53,9 +59,10 @@ function remove(list: Paragraph[]): void {
 
 /**
  * Paragraph-level clean-up of the chosen article, in jusText's segmentation (block tags and double
- * <br> end a paragraph): a paragraph that is the whole of its block and is noise, stands before
- * the headline, belongs to a teaser list (teaserRuns) or comes from the article's terminating
- * paragraph on (tailStart), goes with its block.
+ * <br> end a paragraph): a paragraph that is noise, stands before the headline, belongs to a teaser
+ * list (teaserRuns) or comes from the article's terminating paragraph on (tailStart) goes: with its
+ * block when it is the whole of it, else by its own lines (loose text beside other blocks, lines
+ * parted from the rest of their block by a double <br>).
  */
 export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode[] {
   const root = new Element('div', {}, nodes);
@@ -71,7 +78,6 @@ export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode
     (paragraph, i) =>
       i < end &&
       !teasers.has(i) &&
-      paragraph.whole &&
       paragraph.owner !== root &&
       (i < start ||
         (i > start && i < firstProse && (isLeadLabel(paragraph) || (i + 1 < firstProse && isBoxTitle(paragraph)))) ||
@@ -86,8 +92,8 @@ export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode
   const total = list.slice(start, end).reduce((sum, paragraph) => sum + paragraph.text.length, 0);
   const dropped = within.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
   remove(before);
-  remove(list.slice(end).filter((paragraph) => paragraph.whole && paragraph.owner !== root));
-  remove(list.filter((paragraph, i) => teasers.has(i) && paragraph.whole && paragraph.owner !== root));
+  remove(list.slice(end).filter((paragraph) => paragraph.owner !== root));
+  remove(list.filter((paragraph, i) => teasers.has(i) && paragraph.owner !== root));
   if (dropped <= total * MAX_DROPPED_SHARE) remove(within);
   dropFurnitureLines(list, { start, end, firstProse, lastProse, headline }, (i) => !teasers.has(i) && !noise.includes(list[i]));
   for (const child of root.children) child.parent = null;
