@@ -44,6 +44,29 @@ const MAX_RIGHTS_LINE = 150;
 /** A clean-up that would take more than this share of the article's text is not applied: the page is a listing or a link hub. */
 const MAX_DROPPED_SHARE = 0.5;
 
+/** The table cell a block lies in (null outside tables). */
+function cellOf(element: Element): Element | null {
+  for (let node: Element | null = element; node; node = node.parent as Element | null) if (node.name === 'td' || node.name === 'th') return node;
+  return null;
+}
+
+/**
+ * After the last prose paragraph, a block in another table cell than that paragraph is another
+ * column of the page's layout table (the site's box, a promotion), not the article's end; a cell
+ * of a data table (a score card under a match report) stays.
+ */
+function inOtherCell(paragraph: Paragraph, last: Paragraph): boolean {
+  const cell = cellOf(paragraph.owner);
+  return cell !== cellOf(last.owner) && !(cell && inDataTable(cell));
+}
+
+/** A cell of a table some row of which holds several filled cells (a score card, a schedule). */
+function inDataTable(cell: Element): boolean {
+  const rows = cell.parent?.parent;
+  if (!rows || !('children' in rows)) return false;
+  return rows.children.some((row) => row.type === 'tag' && row.children.some((other) => other.type === 'tag' && isDataCell(other)));
+}
+
 /** A paragraph goes with its block when it is the whole of it, else by its own lines (text and <br>). */
 function remove(list: Paragraph[]): void {
   for (const paragraph of list) {
@@ -82,6 +105,7 @@ export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode
       (i < start ||
         (i > start && i < firstProse && (isLeadLabel(paragraph) || (i + 1 < firstProse && isBoxTitle(paragraph)))) ||
         i >= tail ||
+        (i > lastProse && lastProse >= start && inOtherCell(paragraph, list[lastProse])) ||
         (!paragraph.heading && (isNoise(paragraph) || isLinkNoise(paragraph, list[i - 1], list[i + 1])))),
   );
   // What stands before the headline and after the terminating line goes whatever its share (comments
