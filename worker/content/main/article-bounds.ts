@@ -1,5 +1,5 @@
 import { isProse, type Paragraph } from './paragraphs.js';
-import { TERMINATING_BLOCK } from './patterns.js';
+import { CLOSING_BOX_TITLE, TERMINATING_BLOCK } from './patterns.js';
 
 /* Where the article begins and ends among the paragraphs of the pick, and the teaser lists within it. */
 
@@ -26,7 +26,7 @@ const TAIL_AFTER_PROSE = 2;
 const MAX_TERMINATING = 120;
 
 function isTerminating(text: string): boolean {
-  return text.length < MAX_TERMINATING && TERMINATING_BLOCK.test(text);
+  return text.length < MAX_TERMINATING && (TERMINATING_BLOCK.test(text) || CLOSING_BOX_TITLE.test(text));
 }
 
 /** The text before a paragraph's first single <br> ("Related Articles<br>..."): a box's title. */
