@@ -56,6 +56,19 @@ describe('main content: box titles, credits, polls and closing boxes', () => {
     });
   }
 
+  for (const format of ['markdown', 'text'] as const) {
+    it(`${format}: takes the headline from a title whose parts are joined by an underscore or a bare pipe`, () => {
+      const story =
+        '<p>The ferry timetable returns to crossings every half hour on Monday, the operator said, after the winter timetable of one boat an hour ends with the clocks going forward.</p>' +
+        '<p>The late boat on Fridays and Saturdays comes back in April, and the first of the half-hourly crossings will leave at six instead of seven from the north quay.</p>';
+      for (const title of ['Ferry timetable returns to half-hourly crossings_English_Gazette', 'Ferry timetable returns to half-hourly crossings|Coast Gazette']) {
+        const body = render(`<html><head><title>${title}</title></head><body><div>${story}</div></body></html>`, format);
+        expect(body).toMatch(/^#? ?Ferry timetable returns to half-hourly crossings\n/);
+        expect(body).not.toContain('Gazette');
+      }
+    });
+  }
+
   // Markdown drops every form in its writer; text keeps a form's text, so a poll is furniture for it here.
   it("text: drops a reader poll inside the story's block", () => {
     const body = render(CLOSING, 'text');
