@@ -6,6 +6,7 @@ import { htmlInput } from './helpers.js';
 
 const CLOSING = readFileSync(new URL('./fixtures/article-closing.html', import.meta.url), 'utf8');
 const CELLS = readFileSync(new URL('./fixtures/article-layout-cells.html', import.meta.url), 'utf8');
+const SHARED = readFileSync(new URL('./fixtures/article-shared-lines.html', import.meta.url), 'utf8');
 
 function render(page: string, format: 'markdown' | 'text'): string {
   return processContent(htmlInput(page, 'https://gazette.example.org/2025/ferry', { response_format: format })).body;
@@ -57,6 +58,16 @@ describe('main content: box titles, credits, polls and closing boxes', () => {
   }
 
   for (const format of ['markdown', 'text'] as const) {
+    it(`${format}: drops the date under the headline and a date line standing loose between the story's paragraphs`, () => {
+      const body = render(SHARED, format);
+      expect(body).toMatch(/^(\*\*)?Snow closes the pass road for a third day(\*\*)?\n/);
+      expect(body).toContain('The pass road stayed closed for a third day on Tuesday');
+      expect(body).toContain('Drivers going to the valley towns');
+      expect(body).toContain('if the ploughs can reach the summit.');
+      expect(body).not.toContain('2025-02-11');
+      expect(body).not.toContain('Updated: Tue');
+    });
+
     it(`${format}: takes the headline from a title whose parts are joined by an underscore or a bare pipe`, () => {
       const story =
         '<p>The ferry timetable returns to crossings every half hour on Monday, the operator said, after the winter timetable of one boat an hour ends with the clocks going forward.</p>' +

@@ -61,11 +61,16 @@ function isLeadLine(paragraph: Paragraph, line: Line): boolean {
 function dropLeadLines(paragraph: Paragraph, headline: string): void {
   const lines = linesOf(paragraph);
   const opensWithHeadline = lines.length > 0 && isHeadline(lines[0], headline);
+  let dropped = 0;
   for (const line of paragraph.whole && !opensWithHeadline ? lines.slice(0, -1) : lines) {
     if (isHeadline(line, headline)) continue;
     if (!isLeadLine(paragraph, line)) break;
     for (const node of line.nodes) detach(node, paragraph.owner);
+    dropped += 1;
   }
+  // The headline left alone in its paragraph would end with the <br> that parted it from the lines gone.
+  const closing = lines[0]?.nodes.at(-1);
+  if (opensWithHeadline && dropped === lines.length - 1 && closing && closing.type === 'tag') detach(closing, paragraph.owner);
 }
 
 /** A section name or box title has no digits; a line with one is a list written with <br> (results, times, an address). */
