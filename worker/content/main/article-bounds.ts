@@ -31,6 +31,7 @@ function isTerminating(text: string): boolean {
 
 /** The text before a paragraph's first single <br> ("Related Articles<br>..."): a box's title. */
 function firstLine(paragraph: Paragraph): string {
+  if (paragraph.nodes.every((node) => node.type === 'text')) return paragraph.text;
   let text = '';
   for (const node of paragraph.nodes) {
     if (node.type !== 'text') break;

@@ -55,9 +55,13 @@ function cellOf(element: Element): Element | null {
  * column of the page's layout table (the site's box, a promotion), not the article's end; a cell
  * of a data table (a score card under a match report) stays.
  */
-function inOtherCell(paragraph: Paragraph, last: Paragraph): boolean {
+function inOtherCell(paragraph: Paragraph, last: Paragraph, dataTables: Map<Element, boolean>): boolean {
   const cell = cellOf(paragraph.owner);
-  return cell !== cellOf(last.owner) && !(cell && inDataTable(cell));
+  if (cell === cellOf(last.owner)) return false;
+  if (!cell) return true;
+  let data = dataTables.get(cell);
+  if (data === undefined) dataTables.set(cell, (data = inDataTable(cell)));
+  return !data;
 }
 
 /** A cell of a table some row of which holds several filled cells (a score card, a schedule). */
@@ -97,29 +101,33 @@ export function dropNoiseParagraphs(nodes: AnyNode[], headline: string): AnyNode
   const firstProse = list.findIndex((paragraph, i) => i > start && isProse(paragraph) && !isCaption(paragraph.owner));
   const lastProse = list.slice(0, end).findLastIndex((paragraph) => isProse(paragraph));
   const tail = lastProse >= start ? tailLabels(list, lastProse, end) : end;
-  const noise = list.filter(
-    (paragraph, i) =>
+  const dataTables = new Map<Element, boolean>();
+  const noiseAt = new Set<number>();
+  list.forEach((paragraph, i) => {
+    if (
       i < end &&
       !teasers.has(i) &&
       paragraph.owner !== root &&
       (i < start ||
         (i > start && i < firstProse && (isLeadLabel(paragraph) || (i + 1 < firstProse && isBoxTitle(paragraph)))) ||
         i >= tail ||
-        (i > lastProse && lastProse >= start && inOtherCell(paragraph, list[lastProse])) ||
-        (!paragraph.heading && (isNoise(paragraph) || isLinkNoise(paragraph, list[i - 1], list[i + 1])))),
-  );
+        (i > lastProse && lastProse >= start && inOtherCell(paragraph, list[lastProse], dataTables)) ||
+        (!paragraph.heading && (isNoise(paragraph) || isLinkNoise(paragraph, list[i - 1], list[i + 1]))))
+    )
+      noiseAt.add(i);
+  });
   // What stands before the headline and after the terminating line goes whatever its share (comments
   // and columns of other headlines often outweigh the story); the noise rules within the article are
   // held back when they would take over half of its text.
-  const before = noise.filter((paragraph) => list.indexOf(paragraph) < start);
-  const within = noise.filter((paragraph) => list.indexOf(paragraph) >= start);
+  const before = list.filter((_, i) => i < start && noiseAt.has(i));
+  const within = list.filter((_, i) => i >= start && noiseAt.has(i));
   const total = list.slice(start, end).reduce((sum, paragraph) => sum + paragraph.text.length, 0);
   const dropped = within.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
   remove(before);
   remove(list.slice(end).filter((paragraph) => paragraph.owner !== root));
   remove(list.filter((paragraph, i) => teasers.has(i) && paragraph.owner !== root));
   if (dropped <= total * MAX_DROPPED_SHARE) remove(within);
-  dropFurnitureLines(list, { start, end, firstProse, lastProse, headline }, (i) => !teasers.has(i) && !noise.includes(list[i]));
+  dropFurnitureLines(list, { start, end, firstProse, lastProse, headline }, (i) => !teasers.has(i) && !noiseAt.has(i));
   for (const child of root.children) child.parent = null;
   return root.children;
 }
