@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { chooseHeadline } from '../../worker/content/main/headline.js';
-import { isDateLine } from '../../worker/content/main/refine.js';
+import { isDateLine } from '../../worker/content/main/date-lines.js';
 import { processContent } from '../../worker/content/pipeline.js';
 import { htmlInput } from './helpers.js';
 

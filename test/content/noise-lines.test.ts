@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { processContent } from '../../worker/content/pipeline.js';
-import { isDateLine } from '../../worker/content/main/refine.js';
+import { isDateLine } from '../../worker/content/main/date-lines.js';
 import { htmlInput } from './helpers.js';
 
 const PAGE = readFileSync(new URL('./fixtures/article-noise.html', import.meta.url), 'utf8');

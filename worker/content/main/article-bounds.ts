@@ -1,5 +1,5 @@
 import { isProse, type Paragraph } from './paragraphs.js';
-import { TERMINATING_BLOCK } from './patterns.js';
+import { CLOSING_BOX_TITLE, TERMINATING_BLOCK } from './patterns.js';
 
 /* Where the article begins and ends among the paragraphs of the pick, and the teaser lists within it. */
 
@@ -25,16 +25,32 @@ const TAIL_AFTER_PROSE = 2;
 /** A terminating paragraph is a short line ("Comments", "Post a comment", "Related stories"), as in boilerpipe. */
 const MAX_TERMINATING = 120;
 
+function isTerminating(text: string): boolean {
+  return text.length < MAX_TERMINATING && (TERMINATING_BLOCK.test(text) || CLOSING_BOX_TITLE.test(text));
+}
+
+/** The text before a paragraph's first single <br> ("Related Articles<br>..."): a box's title. */
+function firstLine(paragraph: Paragraph): string {
+  if (paragraph.nodes.every((node) => node.type === 'text')) return paragraph.text;
+  let text = '';
+  for (const node of paragraph.nodes) {
+    if (node.type !== 'text') break;
+    text += node.data;
+  }
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 /**
  * Where the article ends: boilerpipe's terminating block ("Comments", "Have your say", "More
- * stories", a © line) after the article's prose has begun (TAIL_AFTER_PROSE prose paragraphs
- * from the headline on). What follows it is comments, teasers or the footer, however long.
+ * stories", a © line), alone or as the first line of a paragraph of <br> lines ("Related
+ * Articles<br>teaser<br>teaser"), after the article's prose has begun (TAIL_AFTER_PROSE prose
+ * paragraphs from the headline on). What follows it is comments, teasers or the footer, however long.
  */
 export function tailStart(list: Paragraph[], start: number): number {
   let prose = 0;
   for (let i = start; i < list.length; i += 1) {
     const paragraph = list[i];
-    if (prose >= TAIL_AFTER_PROSE && paragraph.text.length < MAX_TERMINATING && TERMINATING_BLOCK.test(paragraph.text)) return i;
+    if (prose >= TAIL_AFTER_PROSE && isTerminating(firstLine(paragraph))) return i;
     if (isProse(paragraph)) prose += 1;
   }
   return list.length;

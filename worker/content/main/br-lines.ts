@@ -1,5 +1,6 @@
 import type { AnyNode, Element } from 'domhandler';
-import { isLeadLabel, isTailLabel, isToolLine } from './furniture-lines.js';
+import { isDateLine } from './date-lines.js';
+import { isDataCell, isLeadLabel, isTailLabel, isToolLine } from './furniture-lines.js';
 import type { Paragraph } from './paragraphs.js';
 
 /* The lines of one paragraph parted by single <br> ("Staff and agencies<br>30 December, 2007<br>The story..."). */
@@ -22,7 +23,7 @@ function linesOf(paragraph: Paragraph): Line[] {
 }
 
 /** Takes a node out, and the inline elements (a, font, b...) that held only it, up to the paragraph's own block. */
-function detach(node: AnyNode, owner: Element): void {
+export function detach(node: AnyNode, owner: Element): void {
   let current: AnyNode = node;
   for (;;) {
     const parent = current.parent as Element | null;
@@ -43,25 +44,33 @@ function isHeadline(line: Line, headline: string): boolean {
   return line.text.toLowerCase() === headline.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
-/** An empty line, a page-tool line or a label: furniture at the article's start. */
+/** An empty line, a page-tool line, a label or a date line: furniture at the article's start. */
 function isLeadLine(paragraph: Paragraph, line: Line): boolean {
-  return line.text === '' || isToolLine(line.text) || isLeadLabel(asParagraph(paragraph, line.text));
+  if (line.text === '' || isToolLine(line.text) || isLeadLabel(asParagraph(paragraph, line.text))) return true;
+  return isDateLine(line.text) && !isDataCell(paragraph.owner);
 }
 
 /**
- * Removes the br-separated lines that open a paragraph while they are labels or page tools (a byline,
- * dateline or credit glued to the first paragraph by a single <br>); passes over the headline's own
- * line and stops at the first other line. A paragraph that is the whole of its block keeps its last
- * line (one that is all labels is for the paragraph rules); one that shares its block (parted by
- * double <br>) may lose all its lines.
+ * Removes the br-separated lines that open a paragraph while they are labels, page tools or dates (a
+ * byline, dateline or credit glued to the first paragraph, or to the headline, by a single <br>);
+ * passes over the headline's own line and stops at the first other line. A paragraph that is the
+ * whole of its block keeps its last line (one that is all labels is for the paragraph rules) unless
+ * it opens with the headline, which stays; one that shares its block (parted by double <br>) may
+ * lose all its lines.
  */
 function dropLeadLines(paragraph: Paragraph, headline: string): void {
   const lines = linesOf(paragraph);
-  for (const line of paragraph.whole ? lines.slice(0, -1) : lines) {
+  const opensWithHeadline = lines.length > 0 && isHeadline(lines[0], headline);
+  let dropped = 0;
+  for (const line of paragraph.whole && !opensWithHeadline ? lines.slice(0, -1) : lines) {
     if (isHeadline(line, headline)) continue;
     if (!isLeadLine(paragraph, line)) break;
     for (const node of line.nodes) detach(node, paragraph.owner);
+    dropped += 1;
   }
+  // The headline left alone in its paragraph would end with the <br> that parted it from the lines gone.
+  const closing = lines[0]?.nodes.at(-1);
+  if (opensWithHeadline && dropped === lines.length - 1 && closing && closing.type === 'tag') detach(closing, paragraph.owner);
 }
 
 /** A section name or box title has no digits; a line with one is a list written with <br> (results, times, an address). */
@@ -92,12 +101,12 @@ export interface ArticleBounds {
 }
 
 /**
- * Line by line inside the paragraphs the paragraph rules keep: the labels and page tools that open
- * the article's first paragraphs (from the headline to the first prose paragraph; only when there is
- * a headline to start from) and those that close its last ones (from the last prose paragraph on).
+ * Line by line inside the paragraphs the paragraph rules keep: the labels, page tools and dates that
+ * open the article's first paragraphs (from the headline's own paragraph to the first prose paragraph;
+ * only when there is a headline to start from) and those that close its last ones (from the last prose paragraph on).
  */
 export function dropFurnitureLines(list: Paragraph[], bounds: ArticleBounds, kept: (index: number) => boolean): void {
   const { start, end, firstProse, lastProse, headline } = bounds;
-  if (headline !== '') for (let i = start + 1; i <= firstProse && i < end; i += 1) if (kept(i)) dropLeadLines(list[i], headline);
+  if (headline !== '') for (let i = start; i <= firstProse && i < end; i += 1) if (kept(i)) dropLeadLines(list[i], headline);
   if (lastProse > start) for (let i = lastProse; i < end; i += 1) if (kept(i)) dropTailLines(list[i]);
 }

@@ -15,6 +15,19 @@ export function isToolLine(text: string): boolean {
   return text.length <= MAX_TOOL_LINE && !/[\p{L}\p{N}]/u.test(text.replace(TOOL_PHRASES, ' '));
 }
 
+/**
+ * The story's closing credits, about its making rather than its news: who else reported it ("Associated
+ * Press writer Jane Roe contributed to this report."), how to reach its writer ("Staff writer John Doe
+ * can be reached at ..."), where it first ran ("This article was originally published on page 28 of
+ * ..."). A long line naming these is a sentence.
+ */
+const CREDIT = /\bcontributed to (this|the) (report|story|article)\b|\b(can|may) be (reached|contacted) (at|by|on)\b|\b(originally|first) (published|appeared|ran) (on|in)\b|\binformation (for|in) this (report|story|article)\b/i;
+const MAX_CREDIT_LINE = 200;
+
+export function isCreditLine(text: string): boolean {
+  return text.length < MAX_CREDIT_LINE && CREDIT.test(text);
+}
+
 /** Class or id of a picture's caption or credit box ("caption", "photo-credit", "imageBox", "article_pic_copy"). */
 const CAPTION_BOX = /caption|cutline|credit|photo|image|(?<![a-z])(img|pic)/i;
 /** How many containers up from a paragraph's own block a caption box is looked for. */
@@ -42,6 +55,18 @@ export const MAX_TAIL_LABEL = 40;
  */
 export function isLeadLabel(paragraph: Paragraph): boolean {
   return !paragraph.heading && isLabel(paragraph, MAX_LEAD_LABEL) && !/[.!?"”]$/.test(paragraph.text);
+}
+
+/** A deck under the headline ("Claims of song plagiarism dropped") has more words than a box's title. */
+const MAX_BOX_TITLE_WORDS = 3;
+
+/**
+ * A heading of a few words that does not end as a sentence: between the headline and the story's
+ * first prose, unless the prose follows it directly (then it is a subheading), it is the title of a
+ * box whose links have gone ("Subscription Deals", "Latest News", "Rugby Union").
+ */
+export function isBoxTitle(paragraph: Paragraph): boolean {
+  return paragraph.heading && paragraph.text.split(' ').length <= MAX_BOX_TITLE_WORDS && isLabel(paragraph, MAX_LEAD_LABEL) && !/[.!?"”]$/.test(paragraph.text);
 }
 
 export function isTailLabel(paragraph: Paragraph): boolean {

@@ -3,8 +3,11 @@ import { flatText } from '../document.js';
 import { findElements } from '../walk.js';
 
 const HEADINGS = new Set(['h1', 'h2', 'h3']);
-/** Title separators: "Headline - Site", "Site | Section | Headline", "Site > News > Headline". */
-const TITLE_SEPARATOR = /\s+(?:[-|:\u00bb\u2013\u2014>]|::)\s+/;
+/**
+ * Title separators: "Headline - Site", "Site | Section | Headline", "Site > News > Headline"; a pipe or
+ * an underscore also without spaces ("Headline|ABC 7 News", "Headline_English_Xinhua").
+ */
+const TITLE_SEPARATOR = /\s+(?:[-|:\u00bb\u2013\u2014>]|::)\s+|\s*[|_]\s*/;
 /** A title part names the article when at least this share of its words is in the article's text. */
 const MIN_SHARED_WORDS = 0.5;
 /** A heading shorter than this (words) is a section's name ("World news") unless it is a whole part of the title. */

@@ -45,3 +45,11 @@ export const FURNITURE_HEADING = /^(related|recommended|more (stories|from|on|ne
  */
 export const TERMINATING_BLOCK =
   /^(comments?\b|\d+ comments?\b|post a comment|leave a (comment|reply)|add (a |your )?comment|have your say|reader comments|related (stories|articles|links|content|news)\b|more (stories|news|articles)\b|recommended (for you|stories|articles)|you (may|might) (also )?like|(©|\(c\)|copyright\b)|all rights reserved|tags:|share this|what do you think\?|posted by\b|your (comments|views|say)\b|no comments|be the first to comment|(e-?mail|send) this (article|story|page)|printer[- ]friendly|e-?mail this to a friend|sponsored links|more headlines|do you have (any )?comments)/i;
+
+/**
+ * Box titles that end an article once its prose has begun ("More from Business", "Also in UK News",
+ * "About the author", "Top Stories"), beside the terminating blocks; only at the paragraph level
+ * (article-bounds.ts): in the block trim they cut one page of the collection short.
+ */
+export const CLOSING_BOX_TITLE =
+  /^(more from\b|also in\b|other (news|stories) in\b|about the author\b|trackback|top stories\b|latest (news|headlines)\b|blog watch\b|photo galler(y|ies)\b|quick ?links\b)/i;

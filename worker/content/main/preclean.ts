@@ -11,12 +11,19 @@ const NEVER_TEXT = new Set(['script', 'style', 'noscript', 'template', 'link', '
 
 interface Stats {
   chars: number;
+  /** Holds a radio button or check box (a poll or a survey, when it is a form). */
+  holdsChoice: boolean;
   /** Holds article, main, [role=main], [itemprop=articleBody] or h1: never furniture. */
   holdsContent: boolean;
 }
 
 function isElement(node: AnyNode): node is Element {
   return node.type === 'tag' || node.type === 'script' || node.type === 'style';
+}
+
+function isChoice(element: Element): boolean {
+  const type = element.attribs.type?.toLowerCase();
+  return element.name === 'input' && (type === 'radio' || type === 'checkbox');
 }
 
 function isContentMarker(element: Element): boolean {
@@ -33,9 +40,9 @@ function measure(root: ParentNode): { stats: Map<Element, Stats>; shape: PageSha
   const stats = new Map<Element, Stats>();
   const shape: PageShape = { elements: 0, depth: 0 };
   const visit = (node: AnyNode, depth: number): Stats => {
-    if (node.type === 'text') return { chars: node.data.trim().length, holdsContent: false };
-    if (!isElement(node)) return { chars: 0, holdsContent: false };
-    const own: Stats = { chars: 0, holdsContent: false };
+    if (node.type === 'text') return { chars: node.data.trim().length, holdsContent: false, holdsChoice: false };
+    if (!isElement(node)) return { chars: 0, holdsContent: false, holdsChoice: false };
+    const own: Stats = { chars: 0, holdsContent: false, holdsChoice: isChoice(node) };
     shape.elements += 1;
     shape.depth = Math.max(shape.depth, depth);
     if (!NEVER_TEXT.has(node.name)) {
@@ -43,13 +50,20 @@ function measure(root: ParentNode): { stats: Map<Element, Stats>; shape: PageSha
         const sub = visit(child, depth + 1);
         own.chars += sub.chars;
         own.holdsContent ||= sub.holdsContent;
+        own.holdsChoice ||= sub.holdsChoice;
       }
     }
     stats.set(node, own);
-    return { chars: own.chars, holdsContent: own.holdsContent || isContentMarker(node) };
+    return { chars: own.chars, holdsContent: own.holdsContent || isContentMarker(node), holdsChoice: own.holdsChoice };
   };
   for (const child of root.children) visit(child, 1);
   return { stats, shape };
+}
+
+/** A small form (search, login), or a poll or survey: its choices are answers to pick, not the article. */
+function isFormFurniture(own: Stats | undefined): boolean {
+  if (!own) return false;
+  return own.chars < SMALL_FORM_CHARS || own.holdsChoice;
 }
 
 function isNeverText(element: Element): boolean {
@@ -83,7 +97,7 @@ function looksLikeFurniture(element: Element, insideArticle: boolean): boolean {
 
 /**
  * Drops page furniture before scoring, on the parsed page: never-text elements, navigation,
- * asides, small forms and widgets, comment sections, related/recommended blocks, share bars,
+ * asides, small forms, polls and widgets, comment sections, related/recommended blocks, share bars,
  * cookie and newsletter banners, hidden elements; page headers and footers outside the article.
  * A candidate that holds the article (article, main, h1) or most of the page's text stays.
  */
@@ -99,7 +113,7 @@ export function removeFurniture(body: ParentNode): PageShape {
       if (child.type === 'comment' || child.type === 'directive') return false;
       if (!isElement(child)) return true;
       if (isNeverText(child)) return false;
-      if (child.name === 'form' && (stats.get(child)?.chars ?? 0) < SMALL_FORM_CHARS && !layout(child)) return false;
+      if (child.name === 'form' && isFormFurniture(stats.get(child)) && !layout(child)) return false;
       const kind = verdict(child, insideArticle);
       // A comment section may carry most of a page's text; only the article's own markers guard it.
       if (kind === 'strong' && !stats.get(child)?.holdsContent) return false;
