@@ -26,6 +26,29 @@ describe('ContentPool', () => {
     expect(error).toMatchObject({ code: 'ERR::EXTRACT::INVALID_RULES', status: 400 });
   });
 
+  it('answers a small page the same on the caller\'s thread as on a worker thread', async () => {
+    const threadOnly = new ContentPool({ threads: 1, timeoutMs: HEAVY_MS, inlineMaxChars: 0 });
+    const shell = '<html><body><div id="root"></div><script src="/app.js"></script></body></html>';
+    const inputs = [
+      htmlInput(shell, 'https://app.example.com/'),
+      htmlInput('<html><body><p>A short page.</p></body></html>', 'https://e.example.com/'),
+      { ...htmlInput('{"a":1}', 'https://api.example.com/'), page: { finalUrl: 'https://api.example.com/', status: 200, mediaType: 'application/json', text: '{"a":1}' } },
+      htmlInput(shell, 'https://app.example.com/', { response_format: 'markdown' }),
+      htmlInput(shell, 'https://app.example.com/', { links: true }),
+      htmlInput(shell, 'https://app.example.com/', { extract_preset: 'x' }),
+    ];
+    try {
+      for (const input of inputs) {
+        const [here, there] = await Promise.all([pool.run(input).catch((e: unknown) => e), threadOnly.run(input).catch((e: unknown) => e)]);
+        const comparable = (out: unknown) => (out instanceof ServiceError ? out.toWire() : { ...(out as object), extractMs: 0 });
+        expect(comparable(here)).toEqual(comparable(there));
+      }
+      expect((await pool.run(inputs[0])).needsJavaScript).toBe(true);
+    } finally {
+      await threadOnly.close();
+    }
+  });
+
   it('keeps the event loop free while a heavy page is processed', async () => {
     let ticks = 0;
     const interval = setInterval(() => (ticks += 1), 1);

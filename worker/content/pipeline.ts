@@ -3,7 +3,7 @@ import { answersWithEnvelope } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { ContentInput, ContentOutput } from './content-io.js';
 import { buildEnvelope, type EnvelopeContent } from './envelope.js';
-import { renderDocument, type DocumentFormat } from './render.js';
+import { renderDocument, servedAsIs, type DocumentFormat } from './render.js';
 import { needsJavaScript } from '../usability.js';
 
 export type { ContentInput, ContentOutput } from './content-io.js';
@@ -97,6 +97,18 @@ function outputFor(input: ContentInput, started: number): Omit<ContentOutput, 'n
   const format = params.response_format === 'json' ? 'markdown' : params.response_format;
   const rendered = renderDocument({ finalUrl: page.finalUrl, text: page.text, mediaType: page.mediaType }, params, format);
   return { contentType: CONTENT_TYPES[format], body: rendered.content, bodyEncoding: 'utf8', envelope: null, extractMs: elapsed(started), warnings: rendered.warnings };
+}
+
+/**
+ * The page is answered as fetched: a bare html (or non-HTML text) document with no selection, no
+ * envelope and nothing from a browser. The pipeline then only runs the needs-JavaScript scan, which
+ * is linear in the page's length (worker/usability.ts).
+ */
+export function answersAsFetched(input: ContentInput): input is ContentInput & { page: { text: string } } {
+  const { params, page, extras } = input;
+  if (page.text === null || answersWithEnvelope(params) || params.extract_preset !== null) return false;
+  if (params.response_format !== 'html' || extras.screenshots || extras.network || extras.actionResults || extras.pdfBase64) return false;
+  return servedAsIs(page.mediaType, params, 'html');
 }
 
 function elapsed(started: number): number {

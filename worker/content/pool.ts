@@ -4,8 +4,8 @@ import { Piscina } from 'piscina';
 import { ServiceError } from '../../lib/errors/index.js';
 import { deadline } from '../deadline.js';
 import { POOL_DEFAULTS } from './limits.js';
-import type { ContentInput, ContentOutput } from './pipeline.js';
-import type { ContentTaskResult } from './pool-task.js';
+import { answersAsFetched, type ContentInput, type ContentOutput } from './pipeline.js';
+import runContentTask, { type ContentTaskResult } from './pool-task.js';
 
 export interface ContentPoolOptions {
   /** Worker threads; default: one per core. */
@@ -14,6 +14,8 @@ export interface ContentPoolOptions {
   timeoutMs?: number;
   /** Old-generation heap per thread; a page needing more kills its thread. */
   maxHeapMb?: number;
+  /** Largest page (characters) answered as fetched that runs on the caller's thread; 0: none. */
+  inlineMaxChars?: number;
 }
 
 /** From compiled JS the task is a sibling .js file; under vitest/tsx it is .ts and needs tsx's loader. */
@@ -30,17 +32,21 @@ function errorCode(error: unknown): string | undefined {
 
 /**
  * Runs the content pipeline on worker threads, so parsing and conversion never block the event
- * loop and one hostile page is bounded in time and memory.
+ * loop and one hostile page is bounded in time and memory. A small page answered as fetched (no
+ * conversion: only the needs-JavaScript scan, linear in its length) runs on the caller's thread
+ * instead, where it costs less than the hop to a thread and back (docs/platform.md, "Performance").
  */
 export class ContentPool {
   private readonly pool: Piscina<ContentInput, ContentTaskResult>;
   private readonly timeoutMs: number;
   private readonly maxHeapMb: number;
+  private readonly inlineMaxChars: number;
 
   constructor(opts: ContentPoolOptions = {}) {
     const threads = Math.max(1, opts.threads ?? availableParallelism());
     this.timeoutMs = opts.timeoutMs ?? POOL_DEFAULTS.timeoutMs;
     this.maxHeapMb = opts.maxHeapMb ?? POOL_DEFAULTS.maxHeapMb;
+    this.inlineMaxChars = opts.inlineMaxChars ?? POOL_DEFAULTS.inlineMaxChars;
     const { filename, execArgv } = taskScript();
     this.pool = new Piscina<ContentInput, ContentTaskResult>({
       filename,
@@ -55,17 +61,24 @@ export class ContentPool {
   }
 
   async run(input: ContentInput): Promise<ContentOutput> {
+    const result = this.runsInline(input) ? runContentTask(input) : await this.onThread(input);
+    if (!result.ok) throw ServiceError.fromWire(result.error);
+    return result.output;
+  }
+
+  private runsInline(input: ContentInput): boolean {
+    return (input.page.text?.length ?? Infinity) <= this.inlineMaxChars && answersAsFetched(input);
+  }
+
+  private async onThread(input: ContentInput): Promise<ContentTaskResult> {
     const timeout = deadline(this.timeoutMs);
-    let result: ContentTaskResult;
     try {
-      result = await this.pool.run(input, { signal: timeout.signal });
+      return await this.pool.run(input, { signal: timeout.signal });
     } catch (error) {
       throw this.failure(error, timeout.signal, input.page.status);
     } finally {
       timeout.dispose();
     }
-    if (!result.ok) throw ServiceError.fromWire(result.error);
-    return result.output;
   }
 
   private failure(error: unknown, signal: AbortSignal, targetStatus: number): ServiceError {

@@ -94,7 +94,7 @@ function render($: CheerioAPI, format: DocumentFormat): string {
 }
 
 /** Non-HTML text, and html without any selection asked, is answered exactly as fetched. */
-function servedAsIs(mediaType: string, params: ScrapeParams, format: DocumentFormat): boolean {
+export function servedAsIs(mediaType: string, params: ScrapeParams, format: DocumentFormat): boolean {
   if (!isHtmlMedia(mediaType)) return true;
   const selecting = params.include_tags.length > 0 || params.exclude_tags.length > 0 || params.main_content_only === true;
   return format === 'html' && !selecting;
