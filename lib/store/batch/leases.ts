@@ -20,6 +20,12 @@ interface ClaimOptions {
   leaseMs: number;
   capacity: number;
   releaseDelayMs: number;
+  /**
+   * Items of the job that this dispatcher has finished scraping and whose finishing transaction has not
+   * started: still `running` in the store, but no longer fetching, so they leave the job's concurrency
+   * room (docs/batch.md "Items start as soon as a scrape ends"). Absent: none.
+   */
+  scrapedUnwritten?(jobId: string): number;
 }
 
 const JOBS_PER_CLAIM = 20;
@@ -53,8 +59,10 @@ async function claimFromJob(tx: Queryable, job: JobRow, entitledEngines: string[
   // The totals on the job row, read as it was locked: current, since only this transaction moves them now.
   let running = Number(job.items_running);
   const charged = Number(job.items_charged_micro);
+  // Holds of scraped but unwritten items still count here (not yet charged): the budget stays conservative.
   let committed = charged + Number(job.items_running_hold_micro);
-  const slots = Math.min(room, job.concurrency - running);
+  const scraping = running - Math.min(running, options.scrapedUnwritten?.(job.id) ?? 0);
+  const slots = Math.min(room, job.concurrency - scraping);
   if (slots <= 0) return [];
   const queued = await tx.query<{ seq: number; url: string; overrides: Record<string, unknown>; attempts: number; hold_micro: number; reservation_id: string | null }>(
     `SELECT seq, url, overrides, attempts, hold_micro, reservation_id FROM batch_items
@@ -88,8 +96,8 @@ async function claimFromJob(tx: Queryable, job: JobRow, entitledEngines: string[
   if (skipped.length > 0) {
     await tx.query(
       `UPDATE batch_items SET status = 'skipped', finished_at = now(), release_at = now() + ($3::bigint * interval '1 millisecond')
-        WHERE job_id = $1 AND seq IN (SELECT value::bigint FROM jsonb_array_elements_text($2::jsonb))`,
-      [job.id, JSON.stringify(skipped), options.releaseDelayMs],
+        WHERE job_id = $1 AND seq = ANY($2::bigint[])`,
+      [job.id, skipped, options.releaseDelayMs],
     );
   }
   if (claimed.length > 0) {
@@ -97,8 +105,8 @@ async function claimFromJob(tx: Queryable, job: JobRow, entitledEngines: string[
       `UPDATE batch_items b SET status = 'running', attempts = b.attempts + 1, lease_owner = $2, request_id = v.request_id,
               lease_expires_at = now() + ($3::bigint * interval '1 millisecond'), started_at = now()
          FROM jsonb_to_recordset($4::jsonb) AS v(seq bigint, request_id text)
-        WHERE b.job_id = $1 AND b.seq = v.seq`,
-      [job.id, options.owner, options.leaseMs, JSON.stringify(claimed.map((item) => ({ seq: item.seq, request_id: item.requestId })))],
+        WHERE b.job_id = $1 AND b.seq = ANY($5::bigint[]) AND b.seq = v.seq`,
+      [job.id, options.owner, options.leaseMs, JSON.stringify(claimed.map((item) => ({ seq: item.seq, request_id: item.requestId }))), claimed.map((item) => item.seq)],
     );
   }
   if (claimed.length > 0 && job.status === 'queued') {
