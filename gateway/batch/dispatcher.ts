@@ -14,6 +14,11 @@ import { runItem } from './run-item.js';
 import { onBatchWork } from './work-signal.js';
 
 const SWEEP_BATCH = 500;
+/**
+ * How long room freed by an ended scrape may wait for more before it is claimed, unless a quarter of the
+ * capacity is free: one claim transaction per success cost PGlite more than the wait it saved.
+ */
+export const CLAIM_LINGER_MS = 20;
 /** Well inside the ten minutes after which gateway/main.ts releases a hold as stale. */
 const HOUSEKEEPING_EVERY_MS = 60_000;
 
@@ -147,7 +152,7 @@ export function startBatchDispatcher(
       if (outcome.kind === 'succeeded' && !hasSession(item)) {
         freesEarly.add(item);
         markUnwritten(item, true);
-        wake();
+        wakeSoon();
       }
       await hooks.beforeFinish?.(item, outcome);
       await writer.write(item, outcome, hooks.afterSettle ? () => hooks.afterSettle!(item) : undefined);
@@ -183,6 +188,19 @@ export function startBatchDispatcher(
   const wake = () => {
     if (stopped || options.autoStart === false) return;
     claimSoon().catch((error: unknown) => context.logger.warn({ err: error }, 'batch claim failed; the next pass tries again'));
+  };
+
+  /** A claim for room an ended scrape freed: at once when a quarter of the capacity is free, else after a short linger. */
+  let claimTimer: NodeJS.Timeout | null = null;
+  const wakeSoon = () => {
+    if (freeRoom() >= Math.ceil(config.BATCH_DISPATCH_CAPACITY / 4)) {
+      wake();
+      return;
+    }
+    claimTimer ??= setTimeout(() => {
+      claimTimer = null;
+      wake();
+    }, CLAIM_LINGER_MS);
   };
 
   const claim = async () => {
@@ -255,6 +273,7 @@ export function startBatchDispatcher(
     async stop(graceMs: number) {
       stopped = true;
       unsubscribe();
+      if (claimTimer) clearTimeout(claimTimer);
       writer.flushAll();
       await periodic.stop();
       await claiming?.catch(() => undefined);
