@@ -14,11 +14,7 @@ import { runItem } from './run-item.js';
 import { onBatchWork } from './work-signal.js';
 
 const SWEEP_BATCH = 500;
-/**
- * How long room freed by an ended scrape may wait for more before it is claimed, unless a quarter of the
- * capacity is free: one claim transaction per success cost PGlite more than the wait it saved.
- */
-export const CLAIM_LINGER_MS = 20;
+
 /** Well inside the ten minutes after which gateway/main.ts releases a hold as stale. */
 const HOUSEKEEPING_EVERY_MS = 60_000;
 
@@ -190,17 +186,13 @@ export function startBatchDispatcher(
     claimSoon().catch((error: unknown) => context.logger.warn({ err: error }, 'batch claim failed; the next pass tries again'));
   };
 
-  /** A claim for room an ended scrape freed: at once when a quarter of the capacity is free, else after a short linger. */
-  let claimTimer: NodeJS.Timeout | null = null;
+  /**
+   * Room an ended scrape freed is claimed by a claim of its own once a quarter of the capacity is free,
+   * else by the next finishing transaction (which counts it too, within the result linger): a claim
+   * transaction per success, or per 20 ms, cost PGlite more than the wait it saved (docs/batch.md).
+   */
   const wakeSoon = () => {
-    if (freeRoom() >= Math.ceil(config.BATCH_DISPATCH_CAPACITY / 4)) {
-      wake();
-      return;
-    }
-    claimTimer ??= setTimeout(() => {
-      claimTimer = null;
-      wake();
-    }, CLAIM_LINGER_MS);
+    if (freeRoom() >= Math.ceil(config.BATCH_DISPATCH_CAPACITY / 4)) wake();
   };
 
   const claim = async () => {
@@ -273,7 +265,6 @@ export function startBatchDispatcher(
     async stop(graceMs: number) {
       stopped = true;
       unsubscribe();
-      if (claimTimer) clearTimeout(claimTimer);
       writer.flushAll();
       await periodic.stop();
       await claiming?.catch(() => undefined);
