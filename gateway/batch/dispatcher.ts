@@ -14,7 +14,6 @@ import { runItem } from './run-item.js';
 import { onBatchWork } from './work-signal.js';
 
 const SWEEP_BATCH = 500;
-
 /** Well inside the ten minutes after which gateway/main.ts releases a hold as stale. */
 const HOUSEKEEPING_EVERY_MS = 60_000;
 
@@ -63,30 +62,6 @@ export function startBatchDispatcher(
   let lastRenewal = 0;
   /** Claimed items whose scrape has not answered yet (the rest of inFlight waits to be written). */
   let scraping = 0;
-  /**
-   * Items that succeeded and wait for their finishing transaction to start, by job: they leave the
-   * job's concurrency and this dispatcher's capacity, so the next items start as soon as a scrape ends
-   * instead of once its result is written (docs/batch.md "Items start as soon as a scrape ends").
-   */
-  const unwritten = new Map<string, Set<number>>();
-  let unwrittenTotal = 0;
-  const markUnwritten = (item: ClaimedItem, on: boolean) => {
-    const seqs = unwritten.get(item.job.id) ?? new Set<number>();
-    if (on === seqs.has(item.seq)) return;
-    if (on) seqs.add(item.seq);
-    else seqs.delete(item.seq);
-    unwrittenTotal += on ? 1 : -1;
-    if (seqs.size > 0) unwritten.set(item.job.id, seqs);
-    else unwritten.delete(item.job.id);
-  };
-  /**
-   * Free room: capacity minus the items that occupy it (`leaving`: a finishing group's, written in the
-   * caller's transaction). Results waiting to be written stay bounded by a second capacity's worth.
-   */
-  const freeRoom = (leaving = 0) => {
-    const held = inFlight.size - leaving;
-    return Math.min(config.BATCH_DISPATCH_CAPACITY - (held - unwrittenTotal), 2 * config.BATCH_DISPATCH_CAPACITY - held);
-  };
 
   /**
    * One claim at a time counts the free room, whether it runs on its own or inside a finishing
@@ -95,15 +70,12 @@ export function startBatchDispatcher(
   let claimHeld = false;
   const canClaim = () => !stopped && context.directory.deployedEngines().size > 0;
   const claimInto = (tx: Queryable, room: number): Promise<ClaimedItem[]> =>
-    claimItems(tx, {
-      owner, leaseMs: config.BATCH_LEASE_MS, capacity: room, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS,
-      scrapedUnwritten: (jobId) => unwritten.get(jobId)?.size ?? 0,
-    });
+    claimItems(tx, { owner, leaseMs: config.BATCH_LEASE_MS, capacity: room, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS });
 
   /** Inside a finishing transaction: the room its group frees, and any left, claimed in the same transaction. */
   const claimNext = async (tx: Queryable, freed: number): Promise<ClaimTicket | null> => {
     // The group's items are still in inFlight until their write resolves, after the ticket is committed.
-    const room = freeRoom(freed);
+    const room = config.BATCH_DISPATCH_CAPACITY - inFlight.size + freed;
     // A dispatcher driven by hand (autoStart false, tests) claims only on tick().
     if (claimHeld || options.autoStart === false || !canClaim() || room <= 0) return null;
     claimHeld = true;
@@ -129,33 +101,18 @@ export function startBatchDispatcher(
 
   const writer = new ResultWriter({
     db, owner, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS, logger: context.logger, stopping: () => stopped, running: () => scraping, claimNext, requestLog: context.requestLog,
-    // Once its finishing transaction has started, an item counts as running again until that commits,
-    // so a claim never counts an item that transaction may already have taken off the job's running count.
-    writing: (items, started) => {
-      for (const item of items) if (freesEarly.has(item)) markUnwritten(item, !started);
-    },
   });
-  /** Items whose result may leave its slot before it is written (see runClaimed). */
-  const freesEarly = new WeakSet<ClaimedItem>();
 
   const runClaimed = (item: ClaimedItem) => {
     const key = `${item.job.id}:${item.seq}`;
     scraping += 1;
     const work = (async () => {
       const outcome = await runItem(context, item).finally(() => (scraping -= 1));
-      // A failure keeps its slot until recorded, so failure_threshold counts it before the job's next item
-      // starts; a session job's next item would find the session's lease held until the write.
-      if (outcome.kind === 'succeeded' && !hasSession(item)) {
-        freesEarly.add(item);
-        markUnwritten(item, true);
-        wakeSoon();
-      }
       await hooks.beforeFinish?.(item, outcome);
       await writer.write(item, outcome, hooks.afterSettle ? () => hooks.afterSettle!(item) : undefined);
     })()
       .catch((error: unknown) => context.logger.error({ err: error, job: item.job.id, seq: item.seq }, 'batch item result not written; its lease will put it back'))
       .finally(() => {
-        markUnwritten(item, false);
         inFlight.delete(key);
         wake();
       });
@@ -186,20 +143,11 @@ export function startBatchDispatcher(
     claimSoon().catch((error: unknown) => context.logger.warn({ err: error }, 'batch claim failed; the next pass tries again'));
   };
 
-  /**
-   * Room an ended scrape freed is claimed by a claim of its own once a quarter of the capacity is free,
-   * else by the next finishing transaction (which counts it too, within the result linger): a claim
-   * transaction per success, or per 20 ms, cost PGlite more than the wait it saved (docs/batch.md).
-   */
-  const wakeSoon = () => {
-    if (freeRoom() >= Math.ceil(config.BATCH_DISPATCH_CAPACITY / 4)) wake();
-  };
-
   const claim = async () => {
     // A gateway that has not yet heard from any worker (just started, or the fleet is down) leaves items
     // queued rather than spending their attempts on ENGINE::UNAVAILABLE.
     if (!canClaim()) return;
-    if (freeRoom() <= 0) return;
+    if (config.BATCH_DISPATCH_CAPACITY - inFlight.size <= 0) return;
     // A finishing transaction is claiming: it wakes this dispatcher if it gives up.
     if (claimHeld) return;
     claimHeld = true;
@@ -207,7 +155,7 @@ export function startBatchDispatcher(
       // Room is counted once the transaction has its connection: items that finished while it waited
       // for one are claimed for in the same statement.
       const claimed = await db.transaction(async (tx) => {
-        const room = freeRoom();
+        const room = config.BATCH_DISPATCH_CAPACITY - inFlight.size;
         return room > 0 ? claimInto(tx, room) : [];
       });
       for (const item of claimed) runClaimed(item);
@@ -279,9 +227,4 @@ export function startBatchDispatcher(
       }
     },
   };
-}
-
-/** A job with a top-level session runs its items one at a time through the session's lease. */
-function hasSession(item: ClaimedItem): boolean {
-  return typeof item.job.params.session_id === 'string';
 }

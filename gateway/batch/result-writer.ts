@@ -41,11 +41,6 @@ export interface ResultWriterOptions {
    * claim. Only on a group's first attempt, so a claim that fails never holds a result back.
    */
   claimNext?(tx: Queryable, freed: number): Promise<ClaimTicket | null>;
-  /**
-   * A finishing transaction has its connection and is about to write these items (`true`), or it failed
-   * and they wait for the next attempt (`false`): the dispatcher's count of scraped, unwritten items.
-   */
-  writing?(items: ClaimedItem[], started: boolean): void;
 }
 
 /** Items claimed inside a finishing transaction: started once it commits, given up when it rolls back. */
@@ -136,7 +131,6 @@ export class ResultWriter {
       try {
         await db.transaction(async (tx) => {
           const group = (taken.group ??= this.take(jobId));
-          this.options.writing?.(group.map((entry) => entry.item), true);
           // Stored with the results: one statement inside this transaction, not one more of its own.
           if (!taken.logHandedOff) await insertRequestLogs(tx, logRowsOf(group));
           const items = group.map((entry) => ({ seq: entry.item.seq, requestId: entry.item.requestId, outcome: entry.outcome, afterSettle: entry.afterSettle }));
@@ -151,7 +145,6 @@ export class ResultWriter {
       } catch (error) {
         taken.ticket?.rolledBack();
         taken.ticket = null;
-        if (taken.group) this.options.writing?.(taken.group.map((entry) => entry.item), false);
         if (this.options.stopping()) {
           taken.group ??= this.take(jobId);
           handOffLog();

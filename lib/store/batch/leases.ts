@@ -20,12 +20,6 @@ interface ClaimOptions {
   leaseMs: number;
   capacity: number;
   releaseDelayMs: number;
-  /**
-   * Items of the job that this dispatcher has finished scraping and whose finishing transaction has not
-   * started: still `running` in the store, but no longer fetching, so they leave the job's concurrency
-   * room (docs/batch.md "Items start as soon as a scrape ends"). Absent: none.
-   */
-  scrapedUnwritten?(jobId: string): number;
 }
 
 const JOBS_PER_CLAIM = 20;
@@ -59,10 +53,8 @@ async function claimFromJob(tx: Queryable, job: JobRow, entitledEngines: string[
   // The totals on the job row, read as it was locked: current, since only this transaction moves them now.
   let running = Number(job.items_running);
   const charged = Number(job.items_charged_micro);
-  // Holds of scraped but unwritten items still count here (not yet charged): the budget stays conservative.
   let committed = charged + Number(job.items_running_hold_micro);
-  const scraping = running - Math.min(running, options.scrapedUnwritten?.(job.id) ?? 0);
-  const slots = Math.min(room, job.concurrency - scraping);
+  const slots = Math.min(room, job.concurrency - running);
   if (slots <= 0) return [];
   const queued = await tx.query<{ seq: number; url: string; overrides: Record<string, unknown>; attempts: number; hold_micro: number; reservation_id: string | null }>(
     `SELECT seq, url, overrides, attempts, hold_micro, reservation_id FROM batch_items
