@@ -9,6 +9,10 @@
  *
  *   npx tsx bench/batch-bench.ts [--pages 2000] [--concurrency 50] [--modes embedded,distributed,embedded-memory]
  *
+ * CPU per item is printed for this process and its main thread (embedded: PGlite, the HTTP servers and
+ * the batch code share that thread; the content pool and the fetch client's native threads are the rest)
+ * and, distributed, for the gateway and the worker process: steadier than items/s on a shared machine.
+ *
  * BENCH_PROFILE=file.cpuprofile profiles this process's main thread over the embedded Trawler job.
  * BENCH_SQL_STATS=file writes the embedded store's time per statement text (PGlite runs in this
  * process, one statement at a time): the steadiest figure on a shared machine. The embedded-memory
