@@ -9,12 +9,16 @@
  *
  *   npx tsx bench/batch-bench.ts [--pages 2000] [--concurrency 50] [--modes embedded,distributed,embedded-memory]
  *
+ * CPU per item is printed for this process and its main thread (embedded: PGlite, the HTTP servers and
+ * the batch code share that thread; the content pool and the fetch client's native threads are the rest)
+ * and, distributed, for the gateway and the worker process: steadier than items/s on a shared machine.
+ *
  * BENCH_PROFILE=file.cpuprofile profiles this process's main thread over the embedded Trawler job.
  * BENCH_SQL_STATS=file writes the embedded store's time per statement text (PGlite runs in this
  * process, one statement at a time): the steadiest figure on a shared machine. The embedded-memory
  * run writes both to `file.memory`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,8 +96,33 @@ function writeStatementStats(file: string, items: number): void {
   sqlStats.clear();
 }
 
+/**
+ * CPU ms of a process or thread from Linux's /proc (null elsewhere): this process's main thread (which
+ * PGlite, the HTTP servers and the batch code share), or a distributed run's gateway or worker process.
+ */
+function procCpuMs(statPath: string): number | null {
+  try {
+    // utime and stime are fields 14 and 15, in clock ticks (100 per second); the name in parentheses may hold spaces.
+    const fields = readFileSync(statPath, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+const mainThreadCpuMs = () => procCpuMs(`/proc/self/task/${process.pid}/stat`);
+const programsCpuMs = (pids: number[]) => pids.map((pid) => procCpuMs(`/proc/${pid}/stat`));
+
 /** Submission to terminal job, items per second; every item must have succeeded. */
-async function trawlerItemsPerSecond(api: Api, urls: string[], mode: string): Promise<{ perSecond: number; cpuMsPerItem: number }> {
+interface Measured {
+  perSecond: number;
+  cpuMsPerItem: number;
+  mainMsPerItem: number | null;
+  /** Distributed: CPU ms per item of the gateway and of the worker process. */
+  programsMsPerItem: Array<number | null>;
+}
+
+async function trawlerItemsPerSecond(api: Api, urls: string[], mode: string, pids: number[]): Promise<Measured> {
   // Files of the embedded-memory mode get that suffix, so a run of both embedded modes keeps both.
   const fileOf = (name: string | undefined) => (name && mode === 'embedded-memory' ? `${name}.memory` : name);
   const profileTo = mode.startsWith('embedded') ? fileOf(process.env.BENCH_PROFILE) : undefined;
@@ -108,6 +137,8 @@ async function trawlerItemsPerSecond(api: Api, urls: string[], mode: string): Pr
   sqlStats.clear();
   const began = performance.now();
   const cpuBefore = process.cpuUsage();
+  const mainBefore = mainThreadCpuMs();
+  const programsBefore = programsCpuMs(pids);
   const job = await call(api, '/v1/batch', { urls, concurrency: CONCURRENCY, cache: false });
   for (;;) {
     const state = await call(api, `/v1/batch/${String(job.id)}`);
@@ -121,8 +152,11 @@ async function trawlerItemsPerSecond(api: Api, urls: string[], mode: string): Pr
         profiler.disconnect();
       }
       const cpu = process.cpuUsage(cpuBefore);
+      const mainAfter = mainThreadCpuMs();
+      const programsMsPerItem = programsCpuMs(pids).map((after, i) => (after === null || programsBefore[i] === null ? null : (after - programsBefore[i]!) / urls.length));
       if (sqlStatsTo) writeStatementStats(sqlStatsTo, urls.length);
-      return { perSecond: urls.length / seconds, cpuMsPerItem: (cpu.user + cpu.system) / 1000 / urls.length };
+      const mainMsPerItem = mainBefore === null || mainAfter === null ? null : (mainAfter - mainBefore) / urls.length;
+      return { perSecond: urls.length / seconds, cpuMsPerItem: (cpu.user + cpu.system) / 1000 / urls.length, mainMsPerItem, programsMsPerItem };
     }
     // A job's progress counts its items: polled like a client would, not so often that it is the load.
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -158,13 +192,13 @@ async function crawleeItemsPerSecond(urls: string[]): Promise<number> {
 }
 
 /** The embedded service in this process; PGlite in a fresh data directory on disk unless `inMemory`. */
-async function withEmbedded<T>(inMemory: boolean, run: (api: Api) => Promise<T>): Promise<T> {
+async function withEmbedded<T>(inMemory: boolean, run: (api: Api, pids: number[]) => Promise<T>): Promise<T> {
   const dataDir = inMemory ? undefined : mkdtempSync(join(tmpdir(), 'trawler-bench-data-'));
   try {
     const service = await startEmbedded({ engines: ['fetch'], env: BENCH_ACCOUNT, checkBusMessages: false, dataDir });
     try {
       await waitForWorker({ url: service.url, secret: service.secret });
-      return await run({ url: service.url, secret: service.secret });
+      return await run({ url: service.url, secret: service.secret }, []);
     } finally {
       await service.stop();
     }
@@ -183,7 +217,7 @@ async function waitForWorker(api: Api): Promise<void> {
 }
 
 /** A gateway process and a fetch worker process on a fresh PostgreSQL database and NATS namespace. */
-async function withDistributed<T>(run: (api: Api) => Promise<T>): Promise<T> {
+async function withDistributed<T>(run: (api: Api, pids: number[]) => Promise<T>): Promise<T> {
   const database = await createTestDatabase();
   const secret = generateApiKey('live');
   const env = {
@@ -206,7 +240,7 @@ async function withDistributed<T>(run: (api: Api) => Promise<T>): Promise<T> {
     programs.push(startProgram(['worker', '--engine', 'fetch'], env));
     const api = { url: String(listening.url), secret };
     await waitForWorker(api);
-    return await run(api);
+    return await run(api, programs.map((program) => program.process.pid ?? -1));
   } finally {
     for (const program of programs) program.kill('SIGTERM');
     await Promise.all(programs.map((program) => program.exited));
@@ -217,7 +251,7 @@ async function withDistributed<T>(run: (api: Api) => Promise<T>): Promise<T> {
 async function main(): Promise<void> {
   const site = await startTargetSite();
   const urls = Array.from({ length: PAGES }, (_, i) => `${site.origin}/static/article.html?page=${i}`);
-  const rows: Array<{ mode: string; trawler: number; crawlee: number; cpuMsPerItem: number }> = [];
+  const rows: Array<{ mode: string; trawler: number; crawlee: number; measured: Measured }> = [];
   try {
     for (const mode of MODES) {
       if (mode === 'distributed' && !(await distributedServicesAvailable())) {
@@ -225,10 +259,10 @@ async function main(): Promise<void> {
         continue;
       }
       const embedded = mode.startsWith('embedded');
-      const measure = (api: Api) => trawlerItemsPerSecond(api, urls, mode);
+      const measure = (api: Api, pids: number[]) => trawlerItemsPerSecond(api, urls, mode, pids);
       const measured = await (embedded ? withEmbedded(mode === 'embedded-memory', measure) : withDistributed(measure));
       const crawlee = await crawleeItemsPerSecond(urls);
-      rows.push({ mode, trawler: measured.perSecond, crawlee, cpuMsPerItem: measured.cpuMsPerItem });
+      rows.push({ mode, trawler: measured.perSecond, crawlee, measured });
     }
   } finally {
     await site.close();
@@ -241,7 +275,9 @@ async function main(): Promise<void> {
       'Crawlee CheerioCrawler items/s': r.crawlee.toFixed(1),
       'ratio (target >= 2)': (r.trawler / r.crawlee).toFixed(2),
       // Embedded: the whole service runs in this process; distributed: this process only polls.
-      'this process CPU ms/item': r.cpuMsPerItem.toFixed(2),
+      'this process CPU ms/item': r.measured.cpuMsPerItem.toFixed(2),
+      'its main thread': r.measured.mainMsPerItem?.toFixed(2) ?? '-',
+      'gateway / worker process': r.measured.programsMsPerItem.map((ms) => ms?.toFixed(2) ?? '-').join(' / ') || '-',
     })),
   );
 }

@@ -69,12 +69,12 @@ export async function settleStoredGroup(db: Queryable, group: readonly StoredSet
      claimed AS (
        UPDATE credit_reservations r SET settled_at = now(), charged_micro = LEAST(v.charged, r.amount_micro), engine = v.engine
          FROM v
-        WHERE r.id = v.id AND r.settled_at IS NULL
+        WHERE r.id = ANY($2::text[]) AND r.id = v.id AND r.settled_at IS NULL
         RETURNING r.id, r.organization_id, r.period_start, r.environment, r.amount_micro, r.charged_micro),
      ${MOVED_BY_TOTALS},
      freed AS (DELETE FROM concurrency_slots s USING v WHERE s.holder = v.holder)
      SELECT c.id FROM claimed c JOIN moved m USING (organization_id, period_start, environment)`,
-    [JSON.stringify(rows)],
+    [JSON.stringify(rows), rows.map((row) => row.id)],
     { name: 'credits_settle_group' },
   );
   return new Set(result.rows.map((row) => row.id));

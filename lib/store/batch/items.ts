@@ -173,7 +173,7 @@ export async function resetFailedItems(db: Queryable, jobId: string, resets: { s
             error_code = NULL, error_retryable = NULL, error_detail = NULL, http_status = NULL, lease_owner = NULL,
             lease_expires_at = NULL
        FROM jsonb_to_recordset($2::jsonb) AS x(seq bigint, reservation_id text)
-      WHERE i.job_id = $1 AND i.seq = x.seq AND i.status = 'failed'`,
-    [jobId, JSON.stringify(resets)],
+      WHERE i.job_id = $1 AND i.seq = ANY($3::bigint[]) AND i.seq = x.seq AND i.status = 'failed'`,
+    [jobId, JSON.stringify(resets), resets.map((reset) => reset.seq)],
   );
 }

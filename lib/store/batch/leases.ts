@@ -88,8 +88,8 @@ async function claimFromJob(tx: Queryable, job: JobRow, entitledEngines: string[
   if (skipped.length > 0) {
     await tx.query(
       `UPDATE batch_items SET status = 'skipped', finished_at = now(), release_at = now() + ($3::bigint * interval '1 millisecond')
-        WHERE job_id = $1 AND seq IN (SELECT value::bigint FROM jsonb_array_elements_text($2::jsonb))`,
-      [job.id, JSON.stringify(skipped), options.releaseDelayMs],
+        WHERE job_id = $1 AND seq = ANY($2::bigint[])`,
+      [job.id, skipped, options.releaseDelayMs],
     );
   }
   if (claimed.length > 0) {
@@ -97,8 +97,8 @@ async function claimFromJob(tx: Queryable, job: JobRow, entitledEngines: string[
       `UPDATE batch_items b SET status = 'running', attempts = b.attempts + 1, lease_owner = $2, request_id = v.request_id,
               lease_expires_at = now() + ($3::bigint * interval '1 millisecond'), started_at = now()
          FROM jsonb_to_recordset($4::jsonb) AS v(seq bigint, request_id text)
-        WHERE b.job_id = $1 AND b.seq = v.seq`,
-      [job.id, options.owner, options.leaseMs, JSON.stringify(claimed.map((item) => ({ seq: item.seq, request_id: item.requestId })))],
+        WHERE b.job_id = $1 AND b.seq = ANY($5::bigint[]) AND b.seq = v.seq`,
+      [job.id, options.owner, options.leaseMs, JSON.stringify(claimed.map((item) => ({ seq: item.seq, request_id: item.requestId }))), claimed.map((item) => item.seq)],
     );
   }
   if (claimed.length > 0 && job.status === 'queued') {

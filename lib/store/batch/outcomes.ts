@@ -30,7 +30,8 @@ export interface RecordedOutcome {
  * still runs are written and come back. A failed item's hold is due back after `releaseDelayMs`; a
  * re-queued item keeps its hold. A succeeded item with a hold is recorded with its charge (capped at
  * the hold), which stands once its hold settles in the same transaction; `clearItemCharges` takes it
- * back for an item whose hold had been settled before.
+ * back for an item whose hold had been settled before. The seqs also go as an array, so the rows are
+ * found by index (`seq = ANY(...)`), not by hashing all of the job's items for each group.
  */
 export async function recordItemOutcomes(
   tx: Queryable,
@@ -53,9 +54,9 @@ export async function recordItemOutcomes(
             credits_micro = CASE WHEN v.status = 'succeeded' AND b.reservation_id IS NOT NULL THEN LEAST(v.charged, b.hold_micro) ELSE 0 END
        FROM jsonb_to_recordset($4::jsonb) AS v(seq bigint, status text, http_status integer, bytes bigint, duration_ms bigint,
             error_code text, error_retryable boolean, error_detail text, content_type text, body text, charged bigint)
-      WHERE b.job_id = $1 AND b.seq = v.seq AND b.lease_owner = $2 AND b.status = 'running'
+      WHERE b.job_id = $1 AND b.seq = ANY($5::bigint[]) AND b.seq = v.seq AND b.lease_owner = $2 AND b.status = 'running'
       RETURNING b.seq, b.reservation_id, b.hold_micro`,
-    [target.jobId, target.owner, target.releaseDelayMs, JSON.stringify(values)],
+    [target.jobId, target.owner, target.releaseDelayMs, JSON.stringify(values), rows.map((row) => row.seq)],
   );
   return result.rows.map((row) => ({ seq: Number(row.seq), reservationId: row.reservation_id, holdMicro: Number(row.hold_micro) }));
 }
