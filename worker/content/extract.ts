@@ -3,6 +3,7 @@ import type { AnyNode, Element } from 'domhandler';
 import type { ExtractRules, FieldRule, ValueRule } from '../../lib/extract/rules.js';
 import { coerce } from './coerce.js';
 import { flatText } from './document.js';
+import { markHtmlNamespace } from './html-namespace.js';
 import { CONTENT_LIMITS } from './limits.js';
 
 export interface ExtractResult {
@@ -45,8 +46,10 @@ class Extractor {
       case 'text':
         return flatText(element).replace(/\s+/g, ' ').trim();
       case 'html':
+        markHtmlNamespace([element]);
         return this.$.html(element);
       case 'inner_html':
+        markHtmlNamespace([element]);
         return this.$(element).html() ?? '';
       case 'attr':
         return element.attribs[rule.output.name] ?? null;

@@ -12,7 +12,7 @@ import type { AnyNode, Element } from 'domhandler';
  * then takes the serialising road. The checks are deliberately wider than the rules: a tree they
  * refuse only costs the old price. What the parser does change on trees it keeps is done here too:
  * CR and CRLF become LF, the newline right after `<pre>` goes, neighbouring text nodes are one, a
- * `tr` straight under `table` gets its `tbody`, and each `<br>` is two (see copyChildren).
+ * `tr` straight under `table` gets its `tbody`.
  */
 
 /** Raw-text, foreign, form-control and document-level elements the parser treats in ways of its own. */
@@ -368,8 +368,6 @@ function copyChildren(parent: DomElement, parentName: string, nodes: AnyNode[], 
     const element = new DomElement(name, attributesOf(node));
     (tbody ?? parent).append(element);
     copyChildren(element, name, node.children, inner(name, context));
-    // The markup gives void elements end tags (`<br></br>`), and the parser reads `</br>` as a second `<br>`.
-    if (name === 'br') (tbody ?? parent).append(new DomElement('br', {}));
   }
   flushText();
 }

@@ -7,6 +7,7 @@ import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { runAutoparse } from './autoparse/index.js';
 import { contentRoot, keepMainContent, keepOnly, removeMatching, removeNeverContent } from './clean.js';
 import { loadDocument } from './document.js';
+import { markHtmlNamespace } from './html-namespace.js';
 import { runExtraction } from './extract.js';
 import { CONTENT_LIMITS } from './limits.js';
 import { collectLinks } from './links.js';
@@ -85,12 +86,18 @@ function promoteTableHeaders($: CheerioAPI): void {
 }
 
 function render($: CheerioAPI, format: DocumentFormat): string {
-  if (format === 'html') return $.html();
+  if (format === 'html') {
+    markHtmlNamespace($.root().toArray());
+    return $.html();
+  }
   removeNeverContent($);
   if (format === 'text') return toText($);
   promoteTableHeaders($);
   const root = contentRoot($);
-  return toMarkdown((root[0] as ParentNode).children, () => root.html() ?? '');
+  return toMarkdown((root[0] as ParentNode).children, () => {
+    markHtmlNamespace(root.toArray());
+    return root.html() ?? '';
+  });
 }
 
 /** Non-HTML text, and html without any selection asked, is answered exactly as fetched. */
