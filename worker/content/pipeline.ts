@@ -76,7 +76,7 @@ function envelopeContent(input: ContentInput): EnvelopeContent {
 export function processContent(input: ContentInput): ContentOutput {
   const started = performance.now();
   refuseUnsupported(input);
-  // Here rather than on the engine's event loop: its regular expressions scan the whole page.
+  // Here with the rest of the page's work: on a content thread, or inline for a small page answered as fetched (ContentPool).
   return { ...outputFor(input, started), needsJavaScript: input.engine === 'fetch' && needsJavaScript(input.page.mediaType, input.page.text) };
 }
 
