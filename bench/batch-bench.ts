@@ -18,7 +18,7 @@
  * process, one statement at a time): the steadiest figure on a shared machine. The embedded-memory
  * run writes both to `file.memory`.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,7 @@ import { startEmbedded } from '../test/support/embedded.js';
 import { byMessage, startProgram, type Program } from '../test/support/programs.js';
 import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../test/support/services.js';
 import { startTargetSite } from '../test/support/target-site.js';
+import { procCpuMicros } from './proc-cpu.js';
 
 const { values } = parseArgs({
   options: {
@@ -101,13 +102,8 @@ function writeStatementStats(file: string, items: number): void {
  * PGlite, the HTTP servers and the batch code share), or a distributed run's gateway or worker process.
  */
 function procCpuMs(statPath: string): number | null {
-  try {
-    // utime and stime are fields 14 and 15, in clock ticks (100 per second); the name in parentheses may hold spaces.
-    const fields = readFileSync(statPath, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return null;
-  }
+  const micros = procCpuMicros(statPath);
+  return micros === null ? null : micros / 1000;
 }
 
 const mainThreadCpuMs = () => procCpuMs(`/proc/self/task/${process.pid}/stat`);

@@ -8,35 +8,23 @@
  * (in-process mode; BENCH_CHILD_PROFILE_DIR profiles the service's processes in the other modes).
  * Prints figures; not a test.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import pg from 'pg';
 import { startEmbedded } from '../test/support/embedded.js';
 import { startTargetSite } from '../test/support/target-site.js';
 import { startDistributed, startEmbeddedProcess, type ServiceProcesses } from './distributed.js';
 import { fetchTierRequests } from './fetch-tier-requests.js';
+import { procCpuMicros } from './proc-cpu.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const MODES = (process.env.BENCH_MODES ?? 'embedded').split(',');
 /** `api` alone when profiling the API side. */
 const SIDES = (process.env.BENCH_SIDES ?? 'direct,api').split(',');
-const TICKS_PER_SECOND = 100;
-
-/** CPU microseconds used so far by the given processes (none: this process). */
+/** CPU microseconds used so far by the given processes (a backend that closed meanwhile counts 0). */
 function processMicros(pids: number[]): number {
-  let total = 0;
-  for (const pid of pids) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue; // a backend that closed meanwhile
-    }
-    const fields = stat.split(') ')[1].split(' ');
-    total += ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND;
-  }
-  return total;
+  return pids.reduce((total, pid) => total + (procCpuMicros(`/proc/${pid}/stat`) ?? 0), 0);
 }
 
 /** CPU microseconds so far: this process (the client), the service's processes, the database backends. */

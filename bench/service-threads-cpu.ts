@@ -6,27 +6,20 @@
  * the load alone moved the run. BENCH_CONCURRENCY (default "8,1"), BENCH_REQUESTS (default 2000).
  * Prints figures; not a test.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { startTargetSite } from '../test/support/target-site.js';
 import { startEmbeddedProcess } from './distributed.js';
 import { fetchTierRequests } from './fetch-tier-requests.js';
+import { procCpuMicros } from './proc-cpu.js';
 
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '8,1').split(',').map(Number);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
-const MICROS_PER_TICK = 10_000;
-
 /** CPU microseconds so far of the process's main thread and of all its other threads. */
 function threadMicros(pid: number): { main: number; others: number } {
   const out = { main: 0, others: 0 };
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // a thread that ended meanwhile
-    }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const micros = (Number(fields[11]) + Number(fields[12])) * MICROS_PER_TICK;
+    const micros = procCpuMicros(`/proc/${pid}/task/${tid}/stat`);
+    if (micros === null) continue; // a thread that ended meanwhile
     if (tid === String(pid)) out.main += micros;
     else out.others += micros;
   }
