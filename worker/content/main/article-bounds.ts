@@ -1,3 +1,4 @@
+import { firstLine } from './br-lines.js';
 import { isProse, type Paragraph } from './paragraphs.js';
 import { CLOSING_BOX_TITLE, TERMINATING_BLOCK } from './patterns.js';
 
@@ -27,17 +28,6 @@ const MAX_TERMINATING = 120;
 
 function isTerminating(text: string): boolean {
   return text.length < MAX_TERMINATING && (TERMINATING_BLOCK.test(text) || CLOSING_BOX_TITLE.test(text));
-}
-
-/** The text before a paragraph's first single <br> ("Related Articles<br>..."): a box's title. */
-function firstLine(paragraph: Paragraph): string {
-  if (paragraph.nodes.every((node) => node.type === 'text')) return paragraph.text;
-  let text = '';
-  for (const node of paragraph.nodes) {
-    if (node.type !== 'text') break;
-    text += node.data;
-  }
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 /**

@@ -22,6 +22,11 @@ function linesOf(paragraph: Paragraph): Line[] {
   return lines.map((line) => ({ ...line, text: line.text.replace(/\s+/g, ' ').trim() })).filter((line) => line.nodes.length > 0);
 }
 
+/** The text before a paragraph's first single <br> ("Related Articles<br>..."): a box's title; all its text when it has none. */
+export function firstLine(paragraph: Paragraph): string {
+  return linesOf(paragraph)[0]?.text ?? '';
+}
+
 /** Takes a node out, and the inline elements (a, font, b...) that held only it, up to the paragraph's own block. */
 export function detach(node: AnyNode, owner: Element): void {
   let current: AnyNode = node;
