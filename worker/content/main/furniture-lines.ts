@@ -54,7 +54,12 @@ export const MAX_TAIL_LABEL = 40;
  * or a box's title. Headings between the headline and the story are its subheadings and stay.
  */
 export function isLeadLabel(paragraph: Paragraph): boolean {
-  return !paragraph.heading && isLabel(paragraph, MAX_LEAD_LABEL) && !/[.!?"”]$/.test(paragraph.text);
+  return !paragraph.heading && isLabelNotSentence(paragraph);
+}
+
+/** A lead label or box title: short, a word in it, not data, not ending as a sentence. */
+function isLabelNotSentence(paragraph: Paragraph): boolean {
+  return isLabel(paragraph, MAX_LEAD_LABEL) && !/[.!?"”]$/.test(paragraph.text);
 }
 
 /** A deck under the headline ("Claims of song plagiarism dropped") has more words than a box's title. */
@@ -66,7 +71,7 @@ const MAX_BOX_TITLE_WORDS = 3;
  * box whose links have gone ("Subscription Deals", "Latest News", "Rugby Union").
  */
 export function isBoxTitle(paragraph: Paragraph): boolean {
-  return paragraph.heading && paragraph.text.split(' ').length <= MAX_BOX_TITLE_WORDS && isLabel(paragraph, MAX_LEAD_LABEL) && !/[.!?"”]$/.test(paragraph.text);
+  return paragraph.heading && paragraph.text.split(' ').length <= MAX_BOX_TITLE_WORDS && isLabelNotSentence(paragraph);
 }
 
 export function isTailLabel(paragraph: Paragraph): boolean {
@@ -75,12 +80,16 @@ export function isTailLabel(paragraph: Paragraph): boolean {
 
 const CELLS = new Set(['td', 'th']);
 
+export function isCell(element: Element): boolean {
+  return CELLS.has(element.name);
+}
+
 /** A cell beside other filled cells in its row is data (a schedule); a cell alone in its row is page layout. */
 export function isDataCell(owner: Element): boolean {
-  if (!CELLS.has(owner.name)) return false;
+  if (!isCell(owner)) return false;
   const row = owner.parent;
   if (!row || !('children' in row)) return false;
-  return row.children.some((cell) => cell !== owner && cell.type === 'tag' && CELLS.has(cell.name) && textOf(cell).trim() !== '');
+  return row.children.some((cell) => cell !== owner && cell.type === 'tag' && isCell(cell) && textOf(cell).trim() !== '');
 }
 
 /** List items, definitions, code and data cells are never trimmed one by one; a line without words (a price, a score) is data too. */

@@ -2,7 +2,7 @@ import { Element, type AnyNode } from 'domhandler';
 import { headlineIndex, proseBegins, tailStart, teaserRuns } from './article-bounds.js';
 import { detach, dropFurnitureLines } from './br-lines.js';
 import { isDateLine } from './date-lines.js';
-import { isBoxTitle, isCaption, isCreditLine, isDataCell, isLeadLabel, isToolLine, tailLabels } from './furniture-lines.js';
+import { isBoxTitle, isCaption, isCell, isCreditLine, isDataCell, isLeadLabel, isToolLine, tailLabels } from './furniture-lines.js';
 import { density, isProse, LONG_PARAGRAPH, MAX_LINK_DENSITY, paragraphs, type Paragraph } from './paragraphs.js';
 
 const MAX_LONG_LINK_DENSITY = 0.5;
@@ -46,7 +46,7 @@ const MAX_DROPPED_SHARE = 0.5;
 
 /** The table cell a block lies in (null outside tables). */
 function cellOf(element: Element): Element | null {
-  for (let node: Element | null = element; node; node = node.parent as Element | null) if (node.name === 'td' || node.name === 'th') return node;
+  for (let node: Element | null = element; node; node = node.parent as Element | null) if (isCell(node)) return node;
   return null;
 }
 
