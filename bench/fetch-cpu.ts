@@ -3,7 +3,8 @@
  * loaded 2-core machine better than wall time does: the same local page fetched directly and through
  * POST /v1/scrape, CPU summed over this process (and, distributed, the gateway and worker processes
  * and the PostgreSQL backends serving the benchmark's database; NATS's server is not counted).
- * BENCH_MODES=embedded|distributed|in-process (as in bench/gateway-bench.ts), BENCH_REQUESTS (default 2000), BENCH_CONCURRENCY (default 8).
+ * BENCH_MODES=embedded|distributed|in-process (as in bench/gateway-bench.ts), BENCH_REQUESTS (default 2000),
+ * BENCH_WARMUP_REQUESTS (default 3000), BENCH_CONCURRENCY (default 8).
  * BENCH_PROFILE=file.cpuprofile profiles this process's main thread over the measured API requests
  * (in-process mode; BENCH_CHILD_PROFILE_DIR profiles the service's processes in the other modes).
  * Prints figures; not a test.
@@ -18,6 +19,8 @@ import { fetchTierRequests } from './fetch-tier-requests.js';
 import { procCpuMicros } from './proc-cpu.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+/** Requests at the measured concurrency before measuring: enough for V8 and PGlite's WebAssembly to finish optimising the hot code. */
+const WARMUP_REQUESTS = Number(process.env.BENCH_WARMUP_REQUESTS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const MODES = (process.env.BENCH_MODES ?? 'embedded').split(',');
 /** `api` alone when profiling the API side. */
@@ -48,8 +51,8 @@ async function measure(name: string, run: () => Promise<void>, processes: () => 
       await run();
     }
   };
-  // Warmed up at the measured concurrency, so the pools have opened their connections.
-  until = 200;
+  // Warmed up at the measured concurrency, so the pools have opened their connections and the code is optimised.
+  until = WARMUP_REQUESTS;
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const groups = await processes();
   until = REQUESTS;

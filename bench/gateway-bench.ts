@@ -14,6 +14,8 @@ import { fetchTierRequests } from './fetch-tier-requests.js';
 const SEQUENTIAL = Number(process.env.BENCH_REQUESTS ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** A throughput run of each side before anything is measured (BENCH_WARMUP=0 skips it): see compare(). */
+const WARMUP = process.env.BENCH_WARMUP !== '0';
 const MODES = (process.env.BENCH_MODES ?? 'embedded,distributed,in-process').split(',');
 
 interface Figures {
@@ -56,11 +58,19 @@ async function figures(run: () => Promise<void>): Promise<Figures> {
   return { p50: percentile(ms, 50), p95: percentile(ms, 95), rps: await throughput(run) };
 }
 
-/** Direct and through-API, warmed up alike, measured one after the other in this run. */
+/**
+ * Direct and through-API, warmed up alike, measured one after the other in this run. The warm-up runs
+ * each side at concurrency as long as a throughput run: a service that has been up a while has its hot
+ * code optimised and PGlite's WebAssembly tiered up, which 50 sequential requests do not reach.
+ */
 async function compare(page: string, api: { url: string; secret: string }): Promise<{ direct: Figures; viaApi: Figures }> {
   const { direct, viaApi } = fetchTierRequests(page, api);
   await latencies(viaApi, 50);
   await latencies(direct, 50);
+  if (WARMUP) {
+    await throughput(viaApi);
+    await throughput(direct);
+  }
   return { direct: await figures(direct), viaApi: await figures(viaApi) };
 }
 
