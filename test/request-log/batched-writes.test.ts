@@ -121,3 +121,35 @@ describe('the writer against a failing store', () => {
     expect(writer.pending('A', 'org')).toBeNull();
   });
 });
+
+describe('the writer batches what arrives during a write', () => {
+  const entry = (id: string): RequestLogEntry => ({ id, created_at: new Date().toISOString(), project_id: 'p', status: 'success' }) as RequestLogEntry;
+
+  it('keeps entries added while a batch is written for the next batch instead of writing them one by one', async () => {
+    const statements: string[][] = [];
+    let releaseFirst: () => void = () => undefined;
+    const firstHeld = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    const store = {
+      async query<T>(_sql: string, params: unknown[] = []): Promise<QueryResult<T>> {
+        const ids = params.filter((_, i) => i % 6 === 0).map(String);
+        statements.push(ids);
+        if (statements.length === 1) await firstHeld;
+        return { rows: [], rowCount: ids.length };
+      },
+      async exec() {},
+    } as Queryable;
+    const writer = new RequestLogWriter(store, createLogger('test', 'silent'), { flushMs: 60_000 });
+    writer.add(entry('A'), 'org');
+    const first = writer.flush();
+    writer.add(entry('B'), 'org');
+    releaseFirst();
+    await first;
+    writer.add(entry('C'), 'org');
+    await writer.flush();
+    expect(statements).toEqual([['A'], ['B', 'C']]);
+    expect(writer.pending('B', 'org')).toBeNull();
+    await writer.close();
+  });
+});
