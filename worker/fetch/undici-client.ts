@@ -1,6 +1,6 @@
 import { ProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { HopRequest, HopResponse, HttpClient } from './hop.js';
-import { headersToRecord, isDirectPlainHttp, MAX_KEPT_CLIENTS, readLimited } from './hop.js';
+import { isDirectPlainHttp, MAX_KEPT_CLIENTS, readLimited } from './hop.js';
 import { decodeContentEncoding } from './body.js';
 import { directAgent } from './direct-agent.js';
 
@@ -12,13 +12,21 @@ export const PLAIN_DEFAULT_HEADERS: Record<string, string> = {
   'accept-encoding': 'gzip, deflate, br, zstd',
 };
 
-function flatten(raw: Record<string, string | string[] | undefined>): Array<[string, string]> {
-  const entries: Array<[string, string]> = [];
-  for (const [name, value] of Object.entries(raw)) {
+/** Lower-case names, repeated headers joined with ", " (as `headersToRecord`), from undici's parsed headers. */
+function recordOf(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const name in raw) {
+    const value = raw[name];
     if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) entries.push([name, one]);
+    const key = name.toLowerCase();
+    if (typeof value === 'string') append(record, key, value);
+    else for (const one of value) append(record, key, one);
   }
-  return entries;
+  return record;
+}
+
+function append(record: Record<string, string>, key: string, value: string): void {
+  record[key] = key in record ? `${record[key]}, ${value}` : value;
 }
 
 /** The headers undici sends for a request's own (custom) ones. */
@@ -51,7 +59,7 @@ export class UndiciClient implements HttpClient {
       });
       // Destroying an unread body emits 'error'; the body's consumers handle failures themselves.
       response.body.on('error', () => undefined);
-      const headers = headersToRecord(flatten(response.headers));
+      const headers = recordOf(response.headers);
       const status = response.statusCode;
       return {
         status,
