@@ -1,5 +1,4 @@
 import type { Socket } from 'node:net';
-import type { Readable } from 'node:stream';
 import type { HttpMethod } from '../../lib/scrape/types.js';
 import { tooLarge } from './body.js';
 
@@ -78,32 +77,6 @@ export class BoundedBody {
   bytes(): Buffer {
     return this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.total);
   }
-}
-
-/**
- * Reads a byte stream by its events, failing as soon as it passes `maxBytes`. Not `for await`: the
- * async iterator and its end-of-stream watcher cost more than the read of a small page.
- */
-export function readLimited(stream: Readable, maxBytes: number, status: number, onTooLarge: () => void): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const body = new BoundedBody(maxBytes, status, onTooLarge);
-    const settle = (error: unknown): void => {
-      stream.off('data', onData).off('end', onEnd).off('error', settle).off('close', onClose);
-      if (error === null) resolve(body.bytes());
-      else reject(error);
-    };
-    const onData = (chunk: Uint8Array): void => {
-      try {
-        body.add(chunk);
-      } catch (error) {
-        settle(error);
-      }
-    };
-    const onEnd = (): void => settle(null);
-    // As the async iterator reports a stream closed before its end without an error.
-    const onClose = (): void => settle(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    stream.on('data', onData).once('end', onEnd).once('error', settle).once('close', onClose);
-  });
 }
 
 export function headersToRecord(entries: Iterable<[string, string]>): Record<string, string> {

@@ -1,8 +1,9 @@
-import { ProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
+import { ProxyAgent, type Dispatcher } from 'undici';
 import type { HopRequest, HopResponse, HttpClient } from './hop.js';
-import { isDirectPlainHttp, MAX_KEPT_CLIENTS, readLimited } from './hop.js';
+import { isDirectPlainHttp, MAX_KEPT_CLIENTS } from './hop.js';
 import { decodeContentEncoding } from './body.js';
 import { directAgent } from './direct-agent.js';
+import { exchange } from './undici-exchange.js';
 
 /** Headers sent when impersonate=false; custom_headers override them. */
 export const PLAIN_DEFAULT_HEADERS: Record<string, string> = {
@@ -49,31 +50,28 @@ export class UndiciClient implements HttpClient {
       if (!request.proxy.reusable) void agent.destroy().catch(() => undefined);
     };
     try {
-      const response = await undiciRequest(request.url, {
+      const response = await exchange(agent, {
+        url: new URL(request.url),
         method: request.method,
         headers: headerRule(request.headers),
-        dispatcher: agent,
         signal: request.signal,
-        headersTimeout: request.timeoutMs,
-        bodyTimeout: request.timeoutMs,
+        timeoutMs: request.timeoutMs,
+        maxBodyBytes: request.maxBodyBytes,
       });
-      // Destroying an unread body emits 'error'; the body's consumers handle failures themselves.
-      response.body.on('error', () => undefined);
       const headers = recordOf(response.headers);
-      const status = response.statusCode;
+      const status = response.status;
       return {
         status,
         headers,
         read: async () => {
           try {
-            const wire = await readLimited(response.body, request.maxBodyBytes, status, () => response.body.destroy());
-            return decodeContentEncoding(wire, headers['content-encoding'], request.maxBodyBytes, status);
+            return decodeContentEncoding(await response.body(), headers['content-encoding'], request.maxBodyBytes, status);
           } finally {
             close();
           }
         },
         discard: async () => {
-          response.body.destroy();
+          response.discard();
           close();
         },
       };
