@@ -13,23 +13,6 @@ export const PLAIN_DEFAULT_HEADERS: Record<string, string> = {
   'accept-encoding': 'gzip, deflate, br, zstd',
 };
 
-/** Lower-case names, repeated headers joined with ", " (as `headersToRecord`), from undici's parsed headers. */
-function recordOf(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const record: Record<string, string> = {};
-  for (const name in raw) {
-    const value = raw[name];
-    if (value === undefined) continue;
-    const key = name.toLowerCase();
-    if (typeof value === 'string') append(record, key, value);
-    else for (const one of value) append(record, key, one);
-  }
-  return record;
-}
-
-function append(record: Record<string, string>, key: string, value: string): void {
-  record[key] = key in record ? `${record[key]}, ${value}` : value;
-}
-
 /** The headers undici sends for a request's own (custom) ones. */
 export type HeaderRule = (custom: Record<string, string>) => Record<string, string> | string[];
 
@@ -58,8 +41,7 @@ export class UndiciClient implements HttpClient {
         timeoutMs: request.timeoutMs,
         maxBodyBytes: request.maxBodyBytes,
       });
-      const headers = recordOf(response.headers);
-      const status = response.status;
+      const { status, headers } = response;
       return {
         status,
         headers,

@@ -15,8 +15,8 @@ export interface ExchangeRequest {
 /** A response whose body is still arriving: collected as it comes, bounded by `maxBodyBytes`. */
 export interface ExchangeResponse {
   status: number;
-  /** undici's parsed headers: lower-case names, repeated ones as arrays. */
-  headers: Record<string, string | string[] | undefined>;
+  /** Lower-case names; repeated headers joined with ", " (as `headersToRecord`). */
+  headers: Record<string, string>;
   /** The wire body once complete; rejects with undici's error, the size ceiling or the signal's reason. */
   body(): Promise<Buffer>;
   /** Drops the body: an unfinished transfer is aborted (its connection closed), as destroying request()'s body does. */
@@ -86,7 +86,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.body = new BoundedBody(this.request.maxBodyBytes, statusCode, () => undefined);
     this.resolveHead({
       status: statusCode,
-      headers: util.parseHeaders(rawHeaders),
+      headers: headerRecord(rawHeaders),
       body: () => this.awaitBody(),
       discard: () => this.discard(),
     });
@@ -143,4 +143,15 @@ class Exchange implements Dispatcher.DispatchHandler {
 function deliver(outcome: { body: Buffer } | { error: unknown }, waiter: Waiter): void {
   if ('body' in outcome) waiter.resolve(outcome.body);
   else waiter.reject(outcome.error);
+}
+
+/** undici's raw response headers as `headersToRecord` gives them, read as undici's own parser reads them (latin1). */
+function headerRecord(raw: Buffer[]): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = util.headerNameToString(raw[i]);
+    const value = raw[i + 1].toString('latin1');
+    record[name] = name in record ? `${record[name]}, ${value}` : value;
+  }
+  return record;
 }
