@@ -33,6 +33,19 @@ describe('detectChallenge', () => {
   it('reads header names case-insensitively', () => {
     expect(detectChallenge({ status: 403, headers: { 'CF-Mitigated': 'challenge' }, body: '', url: 'https://e.com/' })?.vendor).toBe('cloudflare');
   });
+
+  const page = (status: number, body: string) => ({ status, headers: {}, body: `<html><body>${body}</body></html>`, url: 'https://e.com/' });
+
+  it('matches body markers in any case where the rule does, and only in its case where it does not', () => {
+    expect(detectChallenge(page(200, 'INCAPSULA INCIDENT ID: 1'))?.rule).toBe('imperva-incident');
+    expect(detectChallenge(page(403, '<script>KPSDK.configure()</script>'))?.rule).toBe('kasada-ips');
+    expect(detectChallenge(page(403, '<script>kpsdk.configure()</script>'))).toBeNull();
+  });
+
+  it('applies a refusal-only body marker only on a refusal status', () => {
+    expect(detectChallenge(page(200, '<script>window._cf_chl_opt={}</script>'))).toBeNull();
+    expect(detectChallenge(page(503, '<script>window._cf_chl_opt={}</script>'))?.rule).toBe('cloudflare-challenge-page');
+  });
 });
 
 describe('fetch engine sets blocked', () => {

@@ -31,6 +31,20 @@ describe.each([true, false])('fetch failures, impersonate=%s', (impersonate) => 
     expect(page.timeline.filter((step) => step.stage === 'redirect')).toHaveLength(10);
   });
 
+  it('follows 10 redirects without a listener warning on the attempt signal', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const pages = await Promise.all(Array.from({ length: 4 }, () => get(`${site.origin}/redirect/10`)));
+      expect(pages.map((page) => page.status)).toEqual([200, 200, 200, 200]);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('fails the 11th redirect with TOO_MANY_REDIRECTS', async () => {
     const error = await rejection(get(`${site.origin}/redirect/11`));
     expect(error.code).toBe('ERR::UPSTREAM::TOO_MANY_REDIRECTS');

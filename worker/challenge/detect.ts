@@ -10,12 +10,26 @@ function contextHolds(rule: ChallengeRule, page: ChallengeInput): boolean {
   return refusal || page.body.length <= INTERSTITIAL_MAX_CHARS;
 }
 
-function markerHolds(rule: ChallengeRule, page: ChallengeInput): boolean {
+/**
+ * Body markers (flags none or `i`) joined into one case-insensitive pattern, a superset of each: a body
+ * it does not match matches none of them, so an ordinary page is scanned once instead of once per rule.
+ * Without a refusal status only the rules whose context can hold are joined.
+ */
+const PREFILTERED = new Set(CHALLENGE_RULES.filter((rule) => rule.body && /^i?$/.test(rule.body.flags)));
+
+function joinedMarkers(rules: ChallengeRule[]): RegExp {
+  return new RegExp(rules.map((rule) => `(?:${rule.body?.source})`).join('|'), 'i');
+}
+
+const MARKERS_ON_REFUSAL = joinedMarkers([...PREFILTERED]);
+const MARKERS_OTHERWISE = joinedMarkers([...PREFILTERED].filter((rule) => rule.context !== 'blocking'));
+
+function markerHolds(rule: ChallengeRule, page: ChallengeInput, bodyMayMatch: () => boolean): boolean {
   if (rule.header) {
     const value = page.headers[rule.header.name];
     if (value === undefined || !rule.header.value.test(value)) return false;
   }
-  if (rule.body && !rule.body.test(page.body)) return false;
+  if (rule.body && !((!PREFILTERED.has(rule) || bodyMayMatch()) && rule.body.test(page.body))) return false;
   return rule.header !== undefined || rule.body !== undefined;
 }
 
@@ -24,8 +38,11 @@ export function detectChallenge(page: ChallengeInput): Blocked | null {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(page.headers)) headers[name.toLowerCase()] = value;
   const normalised = { ...page, headers };
+  let anyBodyMarker: boolean | undefined;
+  const markers = BLOCKING_STATUSES.has(page.status) ? MARKERS_ON_REFUSAL : MARKERS_OTHERWISE;
+  const bodyMayMatch = (): boolean => (anyBodyMarker ??= markers.test(page.body));
   for (const rule of CHALLENGE_RULES) {
-    if (contextHolds(rule, normalised) && markerHolds(rule, normalised)) {
+    if (contextHolds(rule, normalised) && markerHolds(rule, normalised, bodyMayMatch)) {
       return { vendor: rule.vendor, signal: rule.signal, rule: rule.name };
     }
   }

@@ -102,14 +102,36 @@ const SINGLE_BYTE_ENCODING = /^(windows-125\d|iso-8859-\d+|latin-?\d|cp125\d|koi
  */
 export function decodeText(body: Buffer, mediaType: string, contentType: string | undefined): string {
   const declared = charsetParameter(contentType);
+  const bom = bomEncoding(body);
   let encoding: string;
   if (mediaType === 'text/html' || mediaType === 'application/xhtml+xml') {
-    encoding = getEncoding(body, { transportLayerEncodingLabel: declared, defaultEncoding: 'utf-8' });
+    // A valid declared charset and no BOM settle the WHATWG order before the prescan, whose byte-by-byte pass is then skipped.
+    const named = bom === null && declared !== undefined ? whatwgName(declared) : null;
+    encoding = named ?? getEncoding(body, { transportLayerEncodingLabel: declared, defaultEncoding: 'utf-8' });
   } else {
-    encoding = bomEncoding(body) ?? declared ?? 'utf-8';
+    encoding = bom ?? declared ?? 'utf-8';
   }
   if (!iconv.encodingExists(encoding) || (SINGLE_BYTE_ENCODING.test(encoding) && isMultiByteUtf8(body))) encoding = 'utf-8';
+  // Valid UTF-8 without a BOM decodes to the same string either way; iconv's stream decoder costs more per body.
+  if (bom === null && UTF8_NAME.test(encoding) && isUtf8(body)) return body.toString('utf8');
   return iconv.decode(body, encoding);
+}
+
+const UTF8_NAME = /^utf-?8$/i;
+
+/** WHATWG encoding names of declared labels (null: not a label), as encoding-sniffer resolves them. Few labels occur. */
+const whatwgNames = new Map<string, string | null>();
+
+function whatwgName(label: string): string | null {
+  let name = whatwgNames.get(label);
+  if (name === undefined) {
+    // encoding-sniffer exports no label lookup: an empty body leaves the label's name, or each default when it is not a label.
+    const withUtf8 = getEncoding(Buffer.alloc(0), { transportLayerEncodingLabel: label, defaultEncoding: 'utf-8' });
+    const withLatin = getEncoding(Buffer.alloc(0), { transportLayerEncodingLabel: label, defaultEncoding: 'windows-1252' });
+    name = withUtf8 === withLatin ? withUtf8 : null;
+    if (whatwgNames.size < 256) whatwgNames.set(label, name);
+  }
+  return name;
 }
 
 /** Whether the bytes hold some non-ASCII character and are valid UTF-8 throughout. */

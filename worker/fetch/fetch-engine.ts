@@ -1,5 +1,4 @@
 import { redactProxy } from '../egress/redact.js';
-import { setMaxListeners } from 'node:events';
 import { ServiceError, codeAnchor, toServiceError, type Attempt, type TimelineStep } from '../../lib/errors/index.js';
 import { checkProxyUrl, checkTargetUrl, type EgressPolicy } from '../../lib/egress/policy.js';
 import type { ProxyUse, ScrapeJob } from '../../lib/protocol/index.js';
@@ -133,8 +132,6 @@ export class FetchEngine implements Engine {
       const timeoutMs = Math.max(1, Math.round(n < maxAttempts ? Math.max(remaining * 0.6, Math.min(remaining, 2_000)) : remaining));
       const attempt = deadline(timeoutMs, parent);
       const signal = attempt.signal;
-      // Each redirect hop adds its own abort listener to this one signal.
-      setMaxListeners(4 * (this.maxRedirects + 2), signal);
       const attemptStarted = performance.now();
       try {
         const page = await followHops({

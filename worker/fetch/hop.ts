@@ -79,13 +79,6 @@ export class BoundedBody {
   }
 }
 
-/** Reads a byte stream, failing as soon as it passes `maxBytes`. */
-export async function readLimited(stream: AsyncIterable<Uint8Array>, maxBytes: number, status: number, onTooLarge: () => void): Promise<Buffer> {
-  const body = new BoundedBody(maxBytes, status, onTooLarge);
-  for await (const chunk of stream) body.add(chunk);
-  return body.bytes();
-}
-
 export function headersToRecord(entries: Iterable<[string, string]>): Record<string, string> {
   const record: Record<string, string> = {};
   for (const [name, value] of entries) {

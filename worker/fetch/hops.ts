@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { ServiceError, type TimelineStep } from '../../lib/errors/index.js';
 import { checkTargetUrl, type EgressPolicy } from '../../lib/egress/policy.js';
 import type { HttpMethod } from '../../lib/scrape/types.js';
@@ -109,6 +110,8 @@ export async function followHops(request: HopsRequest): Promise<FetchedPage> {
           throw new ServiceError('ERR::UPSTREAM::TOO_MANY_REDIRECTS', `More than ${request.maxRedirects} redirects`, { targetStatus: status });
         }
         stage = 'redirect';
+        // Each hop may add its own abort listener to this one signal (set once, on the first redirect).
+        if (redirects === 0) setMaxListeners(4 * (request.maxRedirects + 2), request.signal);
         const next = checkTargetUrl(new URL(location, url).href, request.policy);
         request.timeline.push({ stage: 'redirect', ms: 0, ok: true, detail: `${status} -> ${next.host}` });
         headers = headersFor(headers, url, next);

@@ -1,8 +1,9 @@
-import { ProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
+import { ProxyAgent, type Dispatcher } from 'undici';
 import type { HopRequest, HopResponse, HttpClient } from './hop.js';
-import { headersToRecord, isDirectPlainHttp, MAX_KEPT_CLIENTS, readLimited } from './hop.js';
+import { isDirectPlainHttp, MAX_KEPT_CLIENTS } from './hop.js';
 import { decodeContentEncoding } from './body.js';
 import { directAgent } from './direct-agent.js';
+import { exchange } from './undici-exchange.js';
 
 /** Headers sent when impersonate=false; custom_headers override them. */
 export const PLAIN_DEFAULT_HEADERS: Record<string, string> = {
@@ -11,15 +12,6 @@ export const PLAIN_DEFAULT_HEADERS: Record<string, string> = {
   'accept-language': 'en-US,en;q=0.9',
   'accept-encoding': 'gzip, deflate, br, zstd',
 };
-
-function flatten(raw: Record<string, string | string[] | undefined>): Array<[string, string]> {
-  const entries: Array<[string, string]> = [];
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) entries.push([name, one]);
-  }
-  return entries;
-}
 
 /** The headers undici sends for a request's own (custom) ones. */
 export type HeaderRule = (custom: Record<string, string>) => Record<string, string> | string[];
@@ -41,31 +33,27 @@ export class UndiciClient implements HttpClient {
       if (!request.proxy.reusable) void agent.destroy().catch(() => undefined);
     };
     try {
-      const response = await undiciRequest(request.url, {
+      const response = await exchange(agent, {
+        url: new URL(request.url),
         method: request.method,
         headers: headerRule(request.headers),
-        dispatcher: agent,
         signal: request.signal,
-        headersTimeout: request.timeoutMs,
-        bodyTimeout: request.timeoutMs,
+        timeoutMs: request.timeoutMs,
+        maxBodyBytes: request.maxBodyBytes,
       });
-      // Destroying an unread body emits 'error'; the body's consumers handle failures themselves.
-      response.body.on('error', () => undefined);
-      const headers = headersToRecord(flatten(response.headers));
-      const status = response.statusCode;
+      const { status, headers } = response;
       return {
         status,
         headers,
         read: async () => {
           try {
-            const wire = await readLimited(response.body, request.maxBodyBytes, status, () => response.body.destroy());
-            return decodeContentEncoding(wire, headers['content-encoding'], request.maxBodyBytes, status);
+            return decodeContentEncoding(await response.body(), headers['content-encoding'], request.maxBodyBytes, status);
           } finally {
             close();
           }
         },
         discard: async () => {
-          response.body.destroy();
+          response.discard();
           close();
         },
       };
