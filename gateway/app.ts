@@ -6,6 +6,7 @@ import { sendProblem, logUnexpected } from './http-errors.js';
 import { authenticate } from './middleware/auth.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { httpFraming } from './middleware/http-framing.js';
+import { inOrder } from './middleware/in-order.js';
 import { requestId } from './middleware/request-id.js';
 import { urlInput } from './middleware/url-input.js';
 import { recordRequests } from './request-log/record-requests.js';
@@ -33,7 +34,7 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.use(healthRoutes(context, state));
   // Public like the probes: the API's own description (docs/api-reference.md).
   app.use(referenceRoutes(context));
-  app.use('/v1', authenticate(context.keys, BROWSER_PATH), recordRequests(context), rateLimit(context), urlInput());
+  app.use('/v1', inOrder(authenticate(context.keys, BROWSER_PATH), recordRequests(context), rateLimit(context), urlInput()));
   app.use(scrapeRoutes(context));
   app.use(fleetRoutes(context));
   app.use(requestLogRoutes(context));

@@ -75,7 +75,11 @@ export class WorkerDirectory {
 
   /** Engines with at least one live worker still taking work. */
   deployedEngines(now = Date.now()): Set<EngineName> {
-    return new Set(this.list(now).filter((w) => w.status === 'ready').map((w) => w.engine));
+    // Asked on every scrape: read from the members, not from list()'s views with their timestamps.
+    this.expire(now);
+    const engines: EngineName[] = [];
+    for (const { heartbeat } of this.members.values()) if (!heartbeat.draining) engines.push(heartbeat.engine);
+    return new Set(engines.sort((a, b) => a.localeCompare(b)));
   }
 
   summary(now = Date.now()): Record<EngineName, { workers: number; capacity: number; in_flight: number }> {

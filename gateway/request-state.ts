@@ -36,6 +36,8 @@ declare global {
       admittedHold?: Reservation;
       /** scrape/admission-hold.ts: the body being read before admission, which json-body.ts then uses. */
       bodyRead?: Promise<unknown>;
+      /** scrape/admission-hold.ts: the path and query passed middleware/url-input.ts's checks already. */
+      urlInputChecked?: boolean;
       /** scrape/admission-hold.ts: the scrape's parameters, parsed before admission to price its hold. */
       scrapeParams?: ScrapeParams;
     }

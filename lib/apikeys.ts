@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** The API-key format: environments, the secret's shape, its hash and display prefix. */
 export const KEY_ENVIRONMENTS = ['live', 'test'] as const;
@@ -17,7 +17,8 @@ export function generateApiKey(environment: KeyEnvironment): string {
 }
 
 export function hashApiKey(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  // The one-shot form: no Hash object per request (the key resolver hashes every request's key).
+  return hash('sha256', secret, 'hex');
 }
 
 export function keyDisplayPrefix(secret: string): string {

@@ -15,6 +15,8 @@ export function checkUrlInput(req: Request): void {
 
 /** The path's segments as the router will decode them; a segment that is not percent-encoded UTF-8 is refused. */
 function checkPath(rawPath: string): void {
+  // Without a percent sign every segment decodes to itself, and then only NUL or a surrogate could be refused.
+  if (!rawPath.includes('%') && unstorableReason(rawPath) === null) return;
   const segments = rawPath.split('/');
   segments.forEach((segment, index) => {
     let decoded: string;
@@ -46,9 +48,10 @@ function checkQuery(query: Record<string, unknown>): void {
  * Runs after authentication so the refusal is in the request log and its X-Request-Id resolves.
  */
 export function urlInput() {
-  return (req: Request, _res: Response, next: NextFunction) => {
+  return (req: Request, res: Response, next: NextFunction) => {
     try {
-      checkUrlInput(req);
+      // Passed already when a scrape's hold was priced before admission (scrape/admission-hold.ts).
+      if (!res.locals.urlInputChecked) checkUrlInput(req);
       next();
     } catch (error) {
       next(error);

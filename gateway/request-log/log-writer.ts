@@ -3,7 +3,7 @@ import type { Queryable } from '../../lib/store/db.js';
 import { insertRequestLogs, type RequestLogRow } from '../../lib/store/request-log.js';
 import type { RequestLogEntry } from '../../lib/store/request-log-entry.js';
 
-/** Rows per statement: 6 parameters each, far below PostgreSQL's 65,535. */
+/** Rows per statement: one JSON array, a few hundred kilobytes at most. */
 const MAX_BATCH = 500;
 /** Past this many unwritten entries (the store is down) new ones are still kept, with an error logged. */
 const WARN_PENDING = 50_000;

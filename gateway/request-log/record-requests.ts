@@ -23,7 +23,9 @@ export function recordRequests(context: GatewayContext) {
     const endAfterLogging: End = (...args) => {
       if (ended) return end(...args);
       ended = true;
-      const entry = { ...(res.locals.requestLogEntry ?? genericEntry(res, principal.project.id)), bytes_out: bytesOf(args[0], res) };
+      // The route's entry is built for this answer alone: completed in place rather than copied.
+      const entry = res.locals.requestLogEntry ?? genericEntry(res, principal.project.id);
+      entry.bytes_out = bytesOf(args[0], res);
       context.requestLog.add(entry, principal.organization.id);
       return end(...args);
     };

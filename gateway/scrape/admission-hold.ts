@@ -32,6 +32,7 @@ export async function admissionHoldFor(context: GatewayContext, req: Request, re
     const principal = principalOf(res);
     requireScope(principal, 'scrape');
     checkUrlInput(req);
+    res.locals.urlInputChecked = true;
     const options = scrapeParseOptions(context, principal.project.defaults as ProjectDefaults);
     let params: ScrapeParams;
     if (req.method === 'POST') {

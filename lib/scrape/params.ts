@@ -6,7 +6,7 @@ import { validateExtractRules } from '../extract/rules.js';
 import { ScrapeInputSchema, type ScrapeInput } from './fields.js';
 import { invalidParameter } from './issues.js';
 import { decodeScrapeQuery } from './query.js';
-import { applyProjectDefaults, checkFlagRules, normalise, type ProjectDefaults } from './rules.js';
+import { applyProjectDefaults, checkFlagRules, normalise, type ProjectDefaults, type StructuredParameters } from './rules.js';
 import type { ScrapeParams } from './types.js';
 
 export type { ProjectDefaults } from './rules.js';
@@ -33,7 +33,7 @@ function checkUrlPresence(input: ScrapeInput, allowUrl: boolean): string | null 
 }
 
 /** Validates the structured parameters that belong to other modules; returns their normalised forms. */
-function checkStructuredParameters(input: ScrapeInput): { actions: Actions | null; network_capture: NetworkCapture | null } {
+function checkStructuredParameters(input: ScrapeInput): StructuredParameters {
   if (input.extract !== null && input.extract !== undefined) validateExtractRules(input.extract);
   let actions: Actions | null = null;
   if (input.actions !== null && input.actions !== undefined) {
@@ -64,7 +64,7 @@ export function parseScrapeBody(body: unknown, options: ParseOptions): ScrapePar
   if (input.proxy !== null && input.proxy !== undefined) checkProxyUrl(input.proxy, options.egressPolicy);
   checkFlagRules(input);
   const structured = checkStructuredParameters(input);
-  return normalise({ ...input, ...structured }, url);
+  return normalise(input, structured, url);
 }
 
 /** GET query (Express 5 `req.query`) -> normalised parameters, per the encoding of docs/parameters.md. */

@@ -32,6 +32,8 @@ const isSet = <T>(value: T | null | undefined): value is T => value !== null && 
  * docs/parameters.md "Project defaults").
  */
 export function applyProjectDefaults(input: ScrapeInput, defaults: ProjectDefaults): ScrapeInput {
+  // Most projects store none: every later reader takes an absent field and a null one alike, so the input serves as it is.
+  if (!hasAnyDefault(defaults)) return input;
   const merged: ScrapeInput = { ...input };
   const callerChoseEngine = [input.js_render, input.stealth, input.mode, input.engine].some(isSet);
   if (!callerChoseEngine && !isSet(input.session_id)) {
@@ -54,6 +56,11 @@ export function applyProjectDefaults(input: ScrapeInput, defaults: ProjectDefaul
   if (merged.response_format !== 'pdf') merged.links ??= defaults.links;
   merged.main_content_only ??= defaults.main_content_only ?? undefined;
   return merged;
+}
+
+function hasAnyDefault(defaults: ProjectDefaults): boolean {
+  for (const value of Object.values(defaults)) if (isSet(value)) return true;
+  return false;
 }
 
 const ENVELOPE_FLAGS = ['autoparse', 'links', 'extract', 'extract_preset', 'ai_extract', 'screenshot', 'network_capture'] as const;
@@ -100,14 +107,14 @@ export function checkFlagRules(input: ScrapeInput): void {
   }
 }
 
-/** Input whose structured parameters were parsed by their own schemas (lib/scrape/params.ts). */
-export type CheckedInput = Omit<ScrapeInput, 'actions' | 'network_capture'> & {
-  actions?: Actions | null;
-  network_capture?: NetworkCapture | null;
-};
+/** The structured parameters of an input, parsed by their own schemas (lib/scrape/params.ts). */
+export interface StructuredParameters {
+  actions: Actions | null;
+  network_capture: NetworkCapture | null;
+}
 
-/** Checked, merged input -> the normalised parameters every later stage trusts. */
-export function normalise(input: CheckedInput, url: string): ScrapeParams {
+/** Checked, merged input and its parsed structured parameters -> the normalised parameters every later stage trusts. */
+export function normalise(input: ScrapeInput, structured: StructuredParameters, url: string): ScrapeParams {
   const d = defaultScrapeParams();
   return {
     url,
@@ -126,7 +133,7 @@ export function normalise(input: CheckedInput, url: string): ScrapeParams {
     wait: input.wait ?? d.wait,
     wait_for: input.wait_for ?? d.wait_for,
     wait_for_timeout: input.wait_for_timeout ?? d.wait_for_timeout,
-    actions: input.actions && input.actions.length > 0 ? input.actions : null,
+    actions: structured.actions && structured.actions.length > 0 ? structured.actions : null,
     block_resources: input.block_resources ?? d.block_resources,
     headless: input.headless ?? d.headless,
     screenshot: input.screenshot ?? d.screenshot,
@@ -135,7 +142,7 @@ export function normalise(input: CheckedInput, url: string): ScrapeParams {
     screenshot_format: input.screenshot_format ?? d.screenshot_format,
     screenshot_quality: input.screenshot_quality ?? d.screenshot_quality,
     custom_headers: input.custom_headers ?? d.custom_headers,
-    network_capture: input.network_capture ?? d.network_capture,
+    network_capture: structured.network_capture ?? d.network_capture,
     autoparse: input.autoparse ?? d.autoparse,
     links: input.links ?? d.links,
     extract: input.extract ?? d.extract,

@@ -41,21 +41,24 @@ export async function insertRequestLog(db: Queryable, entry: RequestLogEntry, or
   await insertRequestLogs(db, [{ entry, organizationId }]);
 }
 
-/** Stores finished entries in one statement (the gateway's batched writer, docs/request-log.md). */
+/**
+ * Stores finished entries in one statement (the gateway's batched writer, docs/request-log.md). The
+ * rows travel as one JSON array rather than six parameters each: on PGlite every parameter costs its
+ * own encoding, and this was about a sixth cheaper per row (docs/platform.md, "Performance").
+ */
 export async function insertRequestLogs(db: Queryable, rows: readonly RequestLogRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const params: unknown[] = [];
-  const tuples = rows.map(({ entry, organizationId }) => {
-    const createdAt = createdAtOf(entry);
-    const stored: RequestLogEntry = { ...entry, created_at: createdAt.toISOString() };
-    const base = params.push(entry.id, organizationId, entry.project_id, createdAt, entry.status, storableJson(stored)) - 6;
-    return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}::jsonb)`;
+  const records = rows.map(({ entry, organizationId }) => {
+    const createdAt = createdAtOf(entry).toISOString();
+    const stored = storableJson(entry.created_at === createdAt ? entry : { ...entry, created_at: createdAt });
+    return `{"id":${JSON.stringify(entry.id)},"organization_id":${JSON.stringify(organizationId)},"project_id":${JSON.stringify(entry.project_id)},"created_at":"${createdAt}","status":${JSON.stringify(entry.status)},"entry":${stored}}`;
   });
   await db.query(
     `INSERT INTO request_log (id, organization_id, project_id, created_at, status, entry)
-     VALUES ${tuples.join(', ')}
+     SELECT r.id, r.organization_id, r.project_id, r.created_at, r.status, r.entry
+       FROM jsonb_to_recordset($1::jsonb) AS r(id text, organization_id text, project_id text, created_at timestamptz, status text, entry jsonb)
      ON CONFLICT (id) DO NOTHING`,
-    params,
+    [`[${records.join(',')}]`],
   );
 }
 

@@ -5,6 +5,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 /** Cheap first test: most text has neither NUL nor any surrogate. */
 const MAYBE_UNSTORABLE = /[\u0000\uD800-\uDFFF]/;
+/** How JSON.stringify writes U+0000 and a lone surrogate (a paired one stays raw); may also match an escaped backslash's text. */
+const ESCAPED_UNSTORABLE = /\\u(0000|d[89a-f])/i;
 const UNPRINTABLE = new RegExp(`[\\u0000-\\u001f\\u007f]|${LONE_SURROGATE.source}`, 'g');
 
 /**
@@ -45,6 +47,9 @@ export function storableText(text: string): string {
  * hold is replaced, in keys and values, so the write cannot fail on what a caller sent.
  */
 export function storableJson(value: unknown): string {
+  // JSON.stringify writes NUL and lone surrogates as \u escapes: without any, no text needs replacing.
+  const plain = JSON.stringify(value);
+  if (!ESCAPED_UNSTORABLE.test(plain)) return plain;
   return JSON.stringify(value, (_key, item: unknown) => {
     if (typeof item === 'string') return storableText(item);
     if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;

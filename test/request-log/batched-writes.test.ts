@@ -96,8 +96,10 @@ describe('the writer against a failing store', () => {
       async query<T>(sql: string, params: unknown[] = []): Promise<QueryResult<T>> {
         if (store.down) throw Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' });
         if (params.some((value) => typeof value === 'string' && value.includes('"bad"'))) throw Object.assign(new Error('bad row'), { code: '22021' });
-        for (let i = 0; i < params.length; i += 6) stored.push(String(params[i]));
-        return { rows: [], rowCount: params.length / 6 };
+        // The rows travel as one JSON array (lib/store/request-log.ts).
+        const rows = JSON.parse(String(params[0])) as Array<{ id: string }>;
+        for (const row of rows) stored.push(row.id);
+        return { rows: [], rowCount: rows.length };
       },
       async exec() {},
     };
