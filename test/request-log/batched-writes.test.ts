@@ -135,7 +135,7 @@ describe('the writer batches what arrives during a write', () => {
     });
     const store = {
       async query<T>(_sql: string, params: unknown[] = []): Promise<QueryResult<T>> {
-        const ids = params.filter((_, i) => i % 6 === 0).map(String);
+        const ids = (JSON.parse(String(params[0])) as Array<{ id: string }>).map((row) => row.id);
         statements.push(ids);
         if (statements.length === 1) await firstHeld;
         return { rows: [], rowCount: ids.length };
