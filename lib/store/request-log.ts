@@ -50,15 +50,15 @@ export async function insertRequestLogs(db: Queryable, rows: readonly RequestLog
   if (rows.length === 0) return;
   const records = rows.map(({ entry, organizationId }) => {
     const createdAt = createdAtOf(entry).toISOString();
-    const stored = storableJson(entry.created_at === createdAt ? entry : { ...entry, created_at: createdAt });
-    return `{"id":${JSON.stringify(entry.id)},"organization_id":${JSON.stringify(organizationId)},"project_id":${JSON.stringify(entry.project_id)},"created_at":"${createdAt}","status":${JSON.stringify(entry.status)},"entry":${stored}}`;
+    const stored = entry.created_at === createdAt ? entry : { ...entry, created_at: createdAt };
+    return { id: entry.id, organization_id: organizationId, project_id: entry.project_id, created_at: createdAt, status: entry.status, entry: stored };
   });
   await db.query(
     `INSERT INTO request_log (id, organization_id, project_id, created_at, status, entry)
      SELECT r.id, r.organization_id, r.project_id, r.created_at, r.status, r.entry
        FROM jsonb_to_recordset($1::jsonb) AS r(id text, organization_id text, project_id text, created_at timestamptz, status text, entry jsonb)
      ON CONFLICT (id) DO NOTHING`,
-    [`[${records.join(',')}]`],
+    [storableJson(records)],
   );
 }
 
