@@ -1,6 +1,6 @@
 import { errors, util, type Dispatcher } from 'undici';
 import type { HttpMethod } from '../../lib/scrape/types.js';
-import { BoundedBody } from './hop.js';
+import { BoundedBody, headersToRecord } from './hop.js';
 
 export interface ExchangeRequest {
   url: URL;
@@ -86,7 +86,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.body = new BoundedBody(this.request.maxBodyBytes, statusCode, () => undefined);
     this.resolveHead({
       status: statusCode,
-      headers: headerRecord(rawHeaders),
+      headers: headersToRecord(headerPairs(rawHeaders)),
       body: () => this.awaitBody(),
       discard: () => this.discard(),
     });
@@ -145,13 +145,7 @@ function deliver(outcome: { body: Buffer } | { error: unknown }, waiter: Waiter)
   else waiter.reject(outcome.error);
 }
 
-/** undici's raw response headers as `headersToRecord` gives them, read as undici's own parser reads them (latin1). */
-function headerRecord(raw: Buffer[]): Record<string, string> {
-  const record: Record<string, string> = {};
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = util.headerNameToString(raw[i]);
-    const value = raw[i + 1].toString('latin1');
-    record[name] = name in record ? `${record[name]}, ${value}` : value;
-  }
-  return record;
+/** undici's raw response headers, read as undici's own parser reads them (latin1), as name and value pairs. */
+function* headerPairs(raw: Buffer[]): Generator<[string, string]> {
+  for (let i = 0; i < raw.length; i += 2) yield [util.headerNameToString(raw[i]), raw[i + 1].toString('latin1')];
 }
