@@ -25,7 +25,7 @@ export interface ServiceProcesses {
 /** Limits high enough that the benchmark measures the service, not its rate limiter. */
 const UNLIMITED = { DEFAULT_RATE_LIMIT_PER_SECOND: '1000000', DEFAULT_CONCURRENCY_LIMIT: '10000' };
 
-async function stopAll(children: ChildProcess[]): Promise<void> {
+export async function stopAll(children: ChildProcess[]): Promise<void> {
   for (const child of children) {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
@@ -53,10 +53,11 @@ export async function startEmbeddedProcess(): Promise<ServiceProcesses> {
 
 const ENTRY = join(process.cwd(), 'bin/trawler.ts');
 
-function startProcess(args: string[], env: Record<string, string>): { child: ChildProcess; line: (match: RegExp) => Promise<string> } {
+/** A child process running `entry` (by default the `trawler` command) with `args`, from this checkout's sources. */
+export function startProcess(args: string[], env: Record<string, string>, entry = ENTRY): { child: ChildProcess; line: (match: RegExp) => Promise<string> } {
   // BENCH_CHILD_PROFILE_DIR: each process writes a CPU profile there when it exits (bench/fetch-cpu.ts).
   const profile = process.env.BENCH_CHILD_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CHILD_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', ENTRY, ...args], {
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', entry, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DASHBOARD_PORT: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

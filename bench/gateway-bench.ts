@@ -10,13 +10,14 @@ import { startEmbedded } from '../test/support/embedded.js';
 import { startTargetSite } from '../test/support/target-site.js';
 import { startDistributed, startEmbeddedProcess, type ServiceProcesses } from './distributed.js';
 import { fetchTierRequests } from './fetch-tier-requests.js';
+import { startArchitectureFloor } from './floor/start-floor.js';
 
 const SEQUENTIAL = Number(process.env.BENCH_REQUESTS ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** A throughput run of each side before anything is measured (BENCH_WARMUP=0 skips it): see compare(). */
 const WARMUP = process.env.BENCH_WARMUP !== '0';
-const MODES = (process.env.BENCH_MODES ?? 'embedded,distributed,in-process').split(',');
+const MODES = (process.env.BENCH_MODES ?? 'embedded,distributed,floor,in-process').split(',');
 
 interface Figures {
   p50: number;
@@ -101,6 +102,11 @@ async function main(): Promise<void> {
     const service = await startDistributed();
     if (service === null) console.log('distributed: skipped, PostgreSQL or NATS not reachable');
     else await measureProcesses('distributed (PostgreSQL + NATS, gateway and fetch worker processes)', service);
+  }
+  if (MODES.includes('floor')) {
+    const floor = await startArchitectureFloor();
+    if (floor === null) console.log('architecture floor: skipped, PostgreSQL or NATS not reachable');
+    else await measureProcesses('architecture floor (the same hops with no Trawler code: bench/floor/)', floor);
   }
   if (MODES.includes('in-process')) {
     const service = await startEmbedded({ engines: ['fetch'], checkBusMessages: false });
