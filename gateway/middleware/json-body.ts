@@ -47,6 +47,8 @@ async function readBody(req: Request, maxBytes: number): Promise<Buffer> {
     req.resume();
     throw new ServiceError('ERR::REQUEST::PAYLOAD_TOO_LARGE', `Request body is over ${maxBytes} bytes`);
   }
+  const received = receivedWhole(req, maxBytes);
+  if (received) return received;
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of req) {
@@ -59,4 +61,17 @@ async function readBody(req: Request, maxBytes: number): Promise<Buffer> {
     chunks.push(buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * The body when all of it has arrived already (usual for a small body, which comes in the packets of
+ * its headers) and it is within the limit: taken from the stream's buffer at once, without the async
+ * iterator's listeners and promises (about 2.5% of a scrape's CPU; docs/platform.md, "Performance").
+ * Null otherwise, and the body is read as it arrives. Reading the buffer to its end lets the stream
+ * end as the iterator would have.
+ */
+function receivedWhole(req: Request, maxBytes: number): Buffer | null {
+  if (!req.complete || req.destroyed || req.readableFlowing || req.readableLength > maxBytes) return null;
+  const buffered = req.read() as Buffer | null;
+  return buffered ?? Buffer.alloc(0);
 }
