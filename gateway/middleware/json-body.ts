@@ -64,14 +64,19 @@ async function readBody(req: Request, maxBytes: number): Promise<Buffer> {
 }
 
 /**
- * The body when all of it has arrived already (usual for a small body, which comes in the packets of
- * its headers) and it is within the limit: taken from the stream's buffer at once, without the async
- * iterator's listeners and promises (about 2.5% of a scrape's CPU; docs/platform.md, "Performance").
- * Null otherwise, and the body is read as it arrives. Reading the buffer to its end lets the stream
- * end as the iterator would have.
+ * The body when all of it has arrived already and it is within the limit: taken from the stream's
+ * buffer at once, without the async iterator's listeners and promises (about 2.5% of a scrape's CPU;
+ * docs/platform.md, "Performance"). Whole means the parser has seen the message end, or holds the
+ * declared Content-Length's bytes (it signals the end just after the last body bytes, and a listener
+ * can run in between). Null otherwise, and the body is read as it arrives. The stream is then left
+ * flowing, so it ends and is destroyed as the iterator would have left it.
  */
 function receivedWhole(req: Request, maxBytes: number): Buffer | null {
-  if (!req.complete || req.destroyed || req.readableFlowing || req.readableLength > maxBytes) return null;
+  if (req.destroyed || req.readableFlowing || req.readableLength > maxBytes) return null;
+  const declared = req.headers['content-length'];
+  const whole = req.complete || (declared !== undefined && req.headers['transfer-encoding'] === undefined && req.readableLength === Number(declared));
+  if (!whole) return null;
   const buffered = req.read() as Buffer | null;
+  if (!req.readableEnded) req.resume();
   return buffered ?? Buffer.alloc(0);
 }
