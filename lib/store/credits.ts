@@ -3,7 +3,7 @@ import { type KeyEnvironment } from '../apikeys.js';
 import { ServiceError } from '../errors/index.js';
 import type { Db, Queryable } from './db.js';
 import { allowancePeriod, isoDate } from './allowance-period.js';
-import { settledBalance } from './settled-stripes.js';
+import { fitsAllowance } from './settled-stripes.js';
 import { settleStored } from './stored-settlements.js';
 
 export interface CreditAccount {
@@ -121,8 +121,7 @@ export function holdClauses(p: HoldParameters, when: string): string {
   return `held AS (
        UPDATE credit_periods SET reserved_micro = reserved_micro + ${p.amount}
         WHERE organization_id = ${p.organization} AND period_start = ${p.start} AND environment = ${p.environment}
-          AND spent_micro + reserved_micro + ${settledBalance(p.organization, p.start, p.environment)} + ${p.amount} <= ${p.allowance}
-          AND ${when}
+          AND ${fitsAllowance(p)} AND ${when}
         RETURNING organization_id),
      reserved AS (
        INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro, request_id, expires_at)

@@ -3,7 +3,7 @@ import { newId } from '../../ids.js';
 import { allowancePeriod, isoDate } from '../allowance-period.js';
 import type { CreditAccount } from '../credits.js';
 import type { Queryable } from '../db.js';
-import { MOVED_TO_STRIPE, settledBalance } from '../settled-stripes.js';
+import { fitsAllowance, MOVED_TO_STRIPE } from '../settled-stripes.js';
 
 export interface ItemHold {
   amountMicro: number;
@@ -25,7 +25,7 @@ export async function reserveItemHolds(db: Queryable, account: CreditAccount, ho
       `WITH held AS (
          UPDATE credit_periods SET reserved_micro = reserved_micro + $4
           WHERE organization_id = $1 AND period_start = $2 AND environment = $3
-            AND spent_micro + reserved_micro + ${settledBalance('$1', '$2', '$3')} + $4 <= $5
+            AND ${fitsAllowance({ organization: '$1', start: '$2', environment: '$3', amount: '$4', allowance: '$5' })}
           RETURNING organization_id)
        INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro)
        SELECT r.id, held.organization_id, $6, $2, $3, r.amount
