@@ -10,7 +10,8 @@ import { jobObjectOf } from './job-view.js';
 
 /*
  * Lock order (docs/batch.md "Lock order"): every transaction here takes batch_jobs (the job row),
- * then batch_items, then credit_reservations, then credit_periods, never the other way round. That is
+ * then batch_items, then credit_reservations, then credit_periods (holds) or credit_settled (settlements),
+ * never the other way round. That is
  * why finishItems locks the job before it touches the item: finalizing afterwards needs the job row, and
  * a retry (job -> items -> holds) must never wait for a finisher that waits for it. The job's totals
  * (migration 014) are moved by triggers on batch_items, which write the job row: one more reason every

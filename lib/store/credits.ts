@@ -3,6 +3,7 @@ import { type KeyEnvironment } from '../apikeys.js';
 import { ServiceError } from '../errors/index.js';
 import type { Db, Queryable } from './db.js';
 import { allowancePeriod, isoDate } from './allowance-period.js';
+import { fitsAllowance } from './settled-stripes.js';
 import { settleStored } from './stored-settlements.js';
 
 export interface CreditAccount {
@@ -113,13 +114,14 @@ export interface HoldParameters {
 
 /**
  * The WITH clauses `held` (the period row's conditional hold, only when `when`) and `reserved` (the
- * reservation row, returning its id) of a hold; locks the period row, then inserts the hold.
+ * reservation row, returning its id) of a hold; locks the period row, then inserts the hold. The
+ * period's settlement stripes are read, not locked (settled-stripes.ts says why that stays exact).
  */
 export function holdClauses(p: HoldParameters, when: string): string {
   return `held AS (
        UPDATE credit_periods SET reserved_micro = reserved_micro + ${p.amount}
         WHERE organization_id = ${p.organization} AND period_start = ${p.start} AND environment = ${p.environment}
-          AND spent_micro + reserved_micro + ${p.amount} <= ${p.allowance} AND ${when}
+          AND ${fitsAllowance(p)} AND ${when}
         RETURNING organization_id),
      reserved AS (
        INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro, request_id, expires_at)
@@ -182,7 +184,7 @@ export interface PeriodUsage {
 export async function periodUsage(db: Queryable, account: CreditAccount, now = new Date()): Promise<PeriodUsage> {
   const period = allowancePeriod(account.organizationCreatedAt, now);
   const result = await db.query<{ reserved_micro: number; spent_micro: number }>(
-    `SELECT reserved_micro, spent_micro FROM credit_periods WHERE organization_id = $1 AND period_start = $2 AND environment = $3`,
+    `SELECT reserved_micro, spent_micro FROM credit_period_totals WHERE organization_id = $1 AND period_start = $2 AND environment = $3`,
     [account.organizationId, isoDate(period.start), account.environment],
   );
   const row = result.rows[0];

@@ -152,7 +152,7 @@ export class MemoryHolds {
           { name: 'credits_period_row' },
         );
         const result = await this.db.query<{ used: number }>(
-          `SELECT spent_micro + reserved_micro AS used FROM credit_periods WHERE organization_id = $1 AND period_start = $2 AND environment = $3`,
+          `SELECT spent_micro + reserved_micro AS used FROM credit_period_totals WHERE organization_id = $1 AND period_start = $2 AND environment = $3`,
           [key.organizationId, key.periodStart, key.environment],
           { name: 'credits_period_used' },
         );

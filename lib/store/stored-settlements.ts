@@ -1,10 +1,11 @@
 import type { Queryable } from './db.js';
+import { MOVED_TO_STRIPE } from './settled-stripes.js';
 
 /**
  * The SQL that settles holds kept as rows (PostgreSQL scrapes, batch items, stale holds): release
- * the hold, charge at most its amount, move the period's reserved to spent, and free the scrape's
- * concurrency lease row when one is named. Each settles a hold at most once: a second settlement
- * finds it settled and does nothing.
+ * the hold, charge at most its amount, add both to a stripe of the period (settled-stripes.ts: not the
+ * period row, which holds lock), and free the scrape's concurrency lease row when one is named. Each
+ * settles a hold at most once: a second settlement finds it settled and does nothing.
  */
 
 export interface StoredSettlement {
@@ -19,37 +20,21 @@ const CLAIMED = `claimed AS (
        UPDATE credit_reservations SET settled_at = now(), charged_micro = LEAST($2::bigint, amount_micro), engine = $3
         WHERE id = $1 AND settled_at IS NULL
         RETURNING organization_id, period_start, environment, amount_micro, charged_micro)`;
-const MOVED = `UPDATE credit_periods p
-        SET reserved_micro = p.reserved_micro - c.amount_micro, spent_micro = p.spent_micro + c.charged_micro
-       FROM claimed c
-      WHERE p.organization_id = c.organization_id AND p.period_start = c.period_start AND p.environment = c.environment`;
-
-/**
- * WITH clauses `totals` and `moved` of a statement whose `claimed` clause returned settled holds
- * (organization_id, period_start, environment, amount_micro, charged_micro): each period's reserved
- * and spent moved once by its holds' totals; `moved` returns the periods' keys.
- */
-export const MOVED_BY_TOTALS = `totals AS (
-       SELECT organization_id, period_start, environment, sum(amount_micro) AS amount, sum(charged_micro) AS charged
-         FROM claimed GROUP BY organization_id, period_start, environment),
-     moved AS (
-       UPDATE credit_periods p SET reserved_micro = p.reserved_micro - t.amount, spent_micro = p.spent_micro + t.charged
-         FROM totals t
-        WHERE p.organization_id = t.organization_id AND p.period_start = t.period_start AND p.environment = t.environment
-        RETURNING p.organization_id, p.period_start, p.environment)`;
 
 /** One settlement in one statement; true when this call settled the hold. */
 export async function settleStored(db: Queryable, { reservationId, chargedMicro, engine, leaseHolder }: StoredSettlement): Promise<boolean> {
   if (leaseHolder === null) {
-    const result = await db.query(`WITH ${CLAIMED} ${MOVED}`, [reservationId, chargedMicro, engine], { name: 'credits_settle' });
-    return result.rowCount > 0;
+    const result = await db.query<{ settled: number }>(`WITH ${CLAIMED}, ${MOVED_TO_STRIPE} SELECT count(*)::int AS settled FROM moved`, [reservationId, chargedMicro, engine], {
+      name: 'credits_settle',
+    });
+    return result.rows[0].settled > 0;
   }
-  // Lock order (docs/batch.md "Lock order"): the hold, its period, then the lease row. The DELETE runs
-  // though nothing reads its result: PostgreSQL runs every data-modifying WITH clause.
+  // Lock order (docs/batch.md "Lock order"): the hold, a stripe of its period, then the lease row. The
+  // DELETE runs though nothing reads its result: PostgreSQL runs every data-modifying WITH clause.
   const result = await db.query<{ settled: number }>(
-    `WITH ${CLAIMED}, moved AS (${MOVED} RETURNING 1),
+    `WITH ${CLAIMED}, ${MOVED_TO_STRIPE},
      freed AS (DELETE FROM concurrency_slots WHERE holder = $4)
-     SELECT (SELECT count(*) FROM moved)::int AS settled`,
+     SELECT count(*)::int AS settled FROM moved`,
     [reservationId, chargedMicro, engine, leaseHolder],
     { name: 'credits_settle_free_slot' },
   );
@@ -59,7 +44,7 @@ export async function settleStored(db: Queryable, { reservationId, chargedMicro,
 /**
  * Several settlements (distinct holds) in one statement: the same steps as `settleStored`, each
  * period moved once by its holds' totals. Returns the ids of the holds this statement settled.
- * Lock order: the holds, their periods, then the lease rows (docs/batch.md "Lock order").
+ * Lock order: the holds, a stripe of each period (in key order), then the lease rows (docs/batch.md "Lock order").
  */
 export async function settleStoredGroup(db: Queryable, group: readonly StoredSettlement[]): Promise<Set<string>> {
   const rows = group.map((s) => ({ id: s.reservationId, charged: s.chargedMicro, engine: s.engine, holder: s.leaseHolder }));
@@ -71,7 +56,7 @@ export async function settleStoredGroup(db: Queryable, group: readonly StoredSet
          FROM v
         WHERE r.id = ANY($2::text[]) AND r.id = v.id AND r.settled_at IS NULL
         RETURNING r.id, r.organization_id, r.period_start, r.environment, r.amount_micro, r.charged_micro),
-     ${MOVED_BY_TOTALS},
+     ${MOVED_TO_STRIPE},
      freed AS (DELETE FROM concurrency_slots s USING v WHERE s.holder = v.holder)
      SELECT c.id FROM claimed c JOIN moved m USING (organization_id, period_start, environment)`,
     [JSON.stringify(rows), rows.map((row) => row.id)],

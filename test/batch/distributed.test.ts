@@ -84,7 +84,7 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
 
   async function ledger(): Promise<{ spent: number; reserved: number }> {
     const rows = await db.query<{ spent: string; reserved: string }>(
-      `SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_periods WHERE environment = 'live'`,
+      `SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_period_totals WHERE environment = 'live'`,
     );
     return { spent: Number(rows.rows[0].spent), reserved: Number(rows.rows[0].reserved) };
   }

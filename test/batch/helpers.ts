@@ -91,7 +91,7 @@ export class BatchClient {
 /** Ledger of the live allowance: spent and reserved micro-credits. */
 export async function ledger(service: EmbeddedService): Promise<{ spent: number; reserved: number }> {
   const rows = await service.db.query<{ spent: number; reserved: number }>(
-    `SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_periods WHERE environment = 'live'`,
+    `SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_period_totals WHERE environment = 'live'`,
   );
   return { spent: Number(rows.rows[0].spent), reserved: Number(rows.rows[0].reserved) };
 }

@@ -118,7 +118,7 @@ describe.skipIf(!available)('a hold taken by an admission statement that answere
           await db.query<{ settled: boolean; charged: number; reserved: number; slots: number }>(
             `SELECT r.settled_at IS NOT NULL AS settled, r.charged_micro AS charged, p.reserved_micro AS reserved,
                     (SELECT count(*)::int FROM concurrency_slots WHERE organization_id = $2) AS slots
-               FROM credit_reservations r JOIN credit_periods p USING (organization_id, period_start, environment) WHERE r.id = $1`,
+               FROM credit_reservations r JOIN credit_period_totals p USING (organization_id, period_start, environment) WHERE r.id = $1`,
             [hold.id, organization.id],
           )
         ).rows[0];

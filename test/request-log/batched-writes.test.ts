@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(async () => site?.close());
 
 async function ledgerSpent(service: EmbeddedService): Promise<number> {
-  const result = await service.db.query<{ spent: string }>(`SELECT COALESCE(SUM(spent_micro), 0) AS spent FROM credit_periods WHERE environment = 'live'`);
+  const result = await service.db.query<{ spent: string }>(`SELECT COALESCE(SUM(spent_micro), 0) AS spent FROM credit_period_totals WHERE environment = 'live'`);
   return Number(result.rows[0].spent);
 }
 

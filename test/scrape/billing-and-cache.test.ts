@@ -18,7 +18,7 @@ const scrape = (body: Record<string, unknown>, secret = service.secret) => fetch
 
 async function spentMicro(environment = 'live'): Promise<number> {
   const rows = await service.db.query<{ spent: number; reserved: number }>(
-    'SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_periods WHERE environment = $1',
+    'SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_period_totals WHERE environment = $1',
     [environment],
   );
   expect(Number(rows.rows[0].reserved)).toBe(0);
@@ -193,7 +193,7 @@ describe('holds left by a crash', () => {
     const spentBefore = await spentMicro();
     const crashed = await reserveStoredCredits(service.db, account, 3_000_000, 'crashed-request');
     const reserved = async () =>
-      Number((await service.db.query<{ r: number }>("SELECT COALESCE(SUM(reserved_micro), 0) AS r FROM credit_periods WHERE environment = 'live'")).rows[0].r);
+      Number((await service.db.query<{ r: number }>("SELECT COALESCE(SUM(reserved_micro), 0) AS r FROM credit_period_totals WHERE environment = 'live'")).rows[0].r);
     expect(await reserved()).toBe(3_000_000);
     expect(await releaseStaleReservations(service.db)).toBe(0);
     await service.db.query(`UPDATE credit_reservations SET expires_at = now() - interval '1 second' WHERE id = $1`, [crashed.id]);

@@ -63,6 +63,6 @@ describe.skipIf(!available)('a credit hold lost before its settlement (docs/plat
 });
 
 async function spent(): Promise<number> {
-  const result = await service.db.query<{ spent: string }>('SELECT COALESCE(SUM(spent_micro), 0) AS spent FROM credit_periods');
+  const result = await service.db.query<{ spent: string }>('SELECT COALESCE(SUM(spent_micro), 0) AS spent FROM credit_period_totals');
   return Number(result.rows[0].spent);
 }

@@ -25,7 +25,7 @@ afterAll(async () => {
 
 async function ledger(): Promise<{ spent: number; reserved: number }> {
   const rows = await service.db.query<{ spent: number; reserved: number }>(
-    `SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_periods WHERE environment = 'live'`,
+    `SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_period_totals WHERE environment = 'live'`,
   );
   return { spent: Number(rows.rows[0].spent), reserved: Number(rows.rows[0].reserved) };
 }

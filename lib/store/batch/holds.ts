@@ -3,7 +3,7 @@ import { newId } from '../../ids.js';
 import { allowancePeriod, isoDate } from '../allowance-period.js';
 import type { CreditAccount } from '../credits.js';
 import type { Queryable } from '../db.js';
-import { MOVED_BY_TOTALS } from '../stored-settlements.js';
+import { fitsAllowance, MOVED_TO_STRIPE } from '../settled-stripes.js';
 
 export interface ItemHold {
   amountMicro: number;
@@ -25,7 +25,7 @@ export async function reserveItemHolds(db: Queryable, account: CreditAccount, ho
       `WITH held AS (
          UPDATE credit_periods SET reserved_micro = reserved_micro + $4
           WHERE organization_id = $1 AND period_start = $2 AND environment = $3
-            AND spent_micro + reserved_micro + $4 <= $5
+            AND ${fitsAllowance({ organization: '$1', start: '$2', environment: '$3', amount: '$4', allowance: '$5' })}
           RETURNING organization_id)
        INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro)
        SELECT r.id, held.organization_id, $6, $2, $3, r.amount
@@ -65,8 +65,8 @@ export interface ItemHoldUpdate {
 /**
  * In one statement: names the request that spent each hold (the item's latest attempt), and settles
  * the holds of succeeded items, each at most once (same ledger rules as `settleReservation` in
- * lib/store/credits.ts): charged up to its amount, the period's reserved and spent moved by the totals.
- * Returns the ids settled by this call; a hold settled before is only tagged. Locks holds, then periods.
+ * lib/store/credits.ts): charged up to its amount, the totals added to a stripe of the period (lib/store/settled-stripes.ts).
+ * Returns the ids settled by this call; a hold settled before is only tagged. Locks holds, then stripes.
  * The ids also go as an array: `id = ANY(...)` makes the holds index lookups (JSON rows alone gave a
  * hash join over a scan of every hold in the table, per group).
  */
@@ -82,7 +82,7 @@ export async function settleItemHolds(db: Queryable, updates: ItemHoldUpdate[]):
        UPDATE credit_reservations r SET request_id = v.request_id
          FROM v WHERE r.id = ANY($2::text[]) AND r.id = v.id AND NOT EXISTS (SELECT 1 FROM claimed c WHERE c.id = v.id)
        RETURNING 1),
-     ${MOVED_BY_TOTALS}
+     ${MOVED_TO_STRIPE}
      SELECT id FROM claimed`,
     [JSON.stringify(updates.map((u) => ({ id: u.reservationId, request_id: u.requestId, settle: u.settle !== null, charged: u.settle?.chargedMicro ?? 0, engine: u.settle?.engine ?? null }))),
       updates.map((u) => u.reservationId)],

@@ -3,7 +3,7 @@ import type { Db, Queryable } from '../db.js';
 /**
  * Writes of the batch lifecycle (gateway/batch/lifecycle.ts). Lock order, for every transaction that
  * touches batch rows (docs/batch.md "Lock order"): batch_jobs -> batch_items -> credit_reservations ->
- * credit_periods. Each function here locks only item rows; the caller takes the job row first.
+ * credit_periods or credit_settled. Each function here locks only item rows; the caller takes the job row first.
  */
 
 export interface OutcomeRow {

@@ -10,6 +10,7 @@ import * as sharedLimits from './010-shared-limits.js';
 import * as dashboardAccounts from './012-dashboard-accounts.js';
 import * as dashboardDefaultKeys from './013-dashboard-default-keys.js';
 import * as batchJobTotals from './014-batch-job-totals.js';
+import * as settledStripes from './015-settled-stripes.js';
 
 export interface Migration {
   version: number;
@@ -31,4 +32,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 12, name: 'dashboard-accounts', up: dashboardAccounts.up },
   { version: 13, name: 'dashboard-default-keys', up: dashboardDefaultKeys.up },
   { version: 14, name: 'batch-job-totals', up: batchJobTotals.up },
+  { version: 15, name: 'settled-stripes', up: settledStripes.up },
 ].sort((a, b) => a.version - b.version);
