@@ -12,6 +12,8 @@ import {
 
 /** Missed heartbeat periods after which a silent worker is dropped. */
 const MISSED_PERIODS = 3;
+/** Workers' default heartbeat interval (HEARTBEAT_INTERVAL_MS), for expiryMs() while none is known. */
+const DEFAULT_HEARTBEAT_INTERVAL_MS = 2000;
 
 interface Member {
   heartbeat: WorkerHeartbeat;
@@ -71,6 +73,13 @@ export class WorkerDirectory {
   isLive(workerId: string, now = Date.now()): boolean {
     this.expire(now);
     return this.members.has(workerId);
+  }
+
+  /** How long a silent worker stays a member: the longest of the members' expiries. */
+  expiryMs(): number {
+    let longest = DEFAULT_HEARTBEAT_INTERVAL_MS;
+    for (const { heartbeat } of this.members.values()) longest = Math.max(longest, heartbeat.heartbeat_interval_ms);
+    return longest * MISSED_PERIODS;
   }
 
   /** Engines with at least one live worker still taking work. */

@@ -1,4 +1,5 @@
 import { BusError, type Bus } from '../../lib/bus/bus.js';
+import { ACCEPT_WITHIN_MS } from '../../lib/bus/nats-reply-protocol.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { ScrapeResultSchema, scrapeSubject, type ScrapeJob, type ScrapeResult } from '../../lib/protocol/index.js';
 import type { WorkerDirectory } from '../membership.js';
@@ -7,11 +8,15 @@ import type { WorkerDirectory } from '../membership.js';
 const REPLY_SLACK_MS = 5000;
 const LIVENESS_CHECK_MS = 1000;
 
+/** What the watchdog asks of the membership. */
+export type Liveness = Pick<WorkerDirectory, 'isLive' | 'expiryMs'>;
+
 /**
  * Sends one job to its engine's pool and waits for the reply. No live worker: 503 at once. A worker
- * that took the job and then left the membership (crash): 503 within seconds, not a hang.
+ * that took the job and then left the membership (crash), or that died before acknowledging it: 503
+ * within seconds, not a hang.
  */
-export async function dispatchJob(bus: Bus, directory: WorkerDirectory, job: ScrapeJob): Promise<ScrapeResult> {
+export async function dispatchJob(bus: Bus, directory: Liveness, job: ScrapeJob): Promise<ScrapeResult> {
   // In-process the responder is this very process and cannot leave while the job runs: no watchdog
   // (its interval timer and abort signal per job were about 3% of the embedded service's CPU).
   const watchdog = bus.transport === 'memory' ? null : new ResponderWatchdog(directory);
@@ -32,16 +37,23 @@ export async function dispatchJob(bus: Bus, directory: WorkerDirectory, job: Scr
   }
 }
 
-/** Aborts the request once the worker that accepted it is no longer live in the membership. */
+/**
+ * Aborts the request once the worker that accepted it is no longer live in the membership, or when no
+ * worker has accepted it by ACCEPT_WITHIN_MS plus the membership's expiry: a live worker acknowledges
+ * a job it is still running after ACCEPT_WITHIN_MS, and one too busy to do so for that long would
+ * have been dropped from the membership as well.
+ */
 class ResponderWatchdog {
   private readonly abort = new AbortController();
   private responder: string | null = null;
   private readonly timer: NodeJS.Timeout;
   readonly signal = this.abort.signal;
 
-  constructor(directory: WorkerDirectory) {
+  constructor(directory: Liveness) {
+    const sentAt = Date.now();
     this.timer = setInterval(() => {
-      if (this.responder && !directory.isLive(this.responder)) this.abort.abort();
+      const lost = this.responder === null ? Date.now() - sentAt > ACCEPT_WITHIN_MS + directory.expiryMs() : !directory.isLive(this.responder);
+      if (lost) this.abort.abort();
     }, LIVENESS_CHECK_MS);
   }
 

@@ -22,7 +22,7 @@ import {
   type RequestHandler,
   type RequestOptions,
 } from './bus.js';
-import { ACCEPTED_HEADER, FAILURE_HEADER, FINAL_HEADER, LENGTH_HEADER, toBusError } from './nats-reply-protocol.js';
+import { ACCEPT_WITHIN_MS, ACCEPTED_HEADER, FAILURE_HEADER, FINAL_HEADER, LENGTH_HEADER, toBusError } from './nats-reply-protocol.js';
 import { ReplyInbox } from './reply-inbox.js';
 
 /** A request too large for one message travels through the JetStream object store; this names it. */
@@ -45,12 +45,16 @@ export class NatsBus implements Bus {
   private constructor(
     private readonly connection: NatsConnection,
     private readonly namespace: string,
+    private readonly acceptWithinMs: number,
   ) {
     this.replies = new ReplyInbox(connection);
   }
 
-  /** `namespace` prefixes every subject, so several deployments (or test runs) can share one NATS. */
-  static async connect(url: string, name: string, namespace = ''): Promise<NatsBus> {
+  /**
+   * `namespace` prefixes every subject, so several deployments (or test runs) can share one NATS.
+   * `acceptWithinMs`: when a request this bus serves is acknowledged (ACCEPT_WITHIN_MS; tests shorten it).
+   */
+  static async connect(url: string, name: string, namespace = '', { acceptWithinMs = ACCEPT_WITHIN_MS } = {}): Promise<NatsBus> {
     const connection = await connect({
       servers: url.split(',').map((s) => s.trim()),
       name,
@@ -58,7 +62,7 @@ export class NatsBus implements Bus {
       reconnectTimeWait: 500,
       timeout: 5000,
     });
-    return new NatsBus(connection, namespace);
+    return new NatsBus(connection, namespace, acceptWithinMs);
   }
 
   private subject(subject: string): string {
@@ -163,25 +167,20 @@ export class NatsBus implements Bus {
   }
 
   private async answer(msg: Msg, handler: RequestHandler, chunkSize: number, responderId: string): Promise<void> {
-    // The acceptance is written once the handler has started (its first I/O under way), so its write
-    // is not on the job's path; it still precedes any reply that waited for I/O of its own. A reply
-    // already sent by then makes it pointless (it only tells whom to watch while waiting).
-    let answered = false;
-    setImmediate(() => {
-      if (!answered) acknowledge(msg, responderId);
-    });
+    // Only a request still running after acceptWithinMs is acknowledged (ACCEPT_WITHIN_MS says why).
+    const acceptance = setTimeout(() => acknowledge(msg, responderId), this.acceptWithinMs);
     let reply: Uint8Array;
     try {
       reply = await handler(await this.incoming(msg));
     } catch (error) {
-      answered = true;
+      clearTimeout(acceptance);
       const failure = natsHeaders();
       failure.set(FAILURE_HEADER, error instanceof Error ? error.message.slice(0, 200) : 'handler failed');
       msg.respond(new Uint8Array([0x7b, 0x7d]), { headers: failure });
       msg.respond(new Uint8Array(0));
       return;
     }
-    answered = true;
+    clearTimeout(acceptance);
     for (let offset = 0; offset < reply.length; offset += chunkSize) {
       const chunk = reply.subarray(offset, offset + chunkSize);
       const last = offset + chunkSize >= reply.length;

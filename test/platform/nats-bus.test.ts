@@ -15,7 +15,11 @@ describe.skipIf(!available)('NATS transport', () => {
   let raw: NatsConnection;
 
   beforeAll(async () => {
-    [requester, responder] = await Promise.all([NatsBus.connect(NATS_URL, 'test-requester', namespace), NatsBus.connect(NATS_URL, 'test-responder', namespace)]);
+    // The responder acknowledges a request still running after 50 ms instead of a second (ACCEPT_WITHIN_MS).
+    [requester, responder] = await Promise.all([
+      NatsBus.connect(NATS_URL, 'test-requester', namespace),
+      NatsBus.connect(NATS_URL, 'test-responder', namespace, { acceptWithinMs: 50 }),
+    ]);
     raw = await connect({ servers: NATS_URL, name: 'test-earlier-version' });
   });
   afterAll(async () => {
@@ -24,19 +28,37 @@ describe.skipIf(!available)('NATS transport', () => {
     await raw?.close();
   });
 
-  it('carries requests and replies far above max_payload whole, both ways', async () => {
+  it('carries requests and replies far above max_payload whole, both ways, acknowledged while running', async () => {
     const seen: number[] = [];
+    let accepted: (id: string) => void = () => undefined;
+    const acceptance = new Promise<string>((resolve) => (accepted = resolve));
+    // The handler answers only once the requester has the acceptance: a request still running is acknowledged.
     const served = responder.serve('big.echo', 'echo', async (payload) => {
       seen.push(payload.length);
+      await acceptance;
       return payload;
     }, 'responder-1');
     const payload = new Uint8Array(3 * 1024 * 1024 + 17).map((_, i) => i % 251);
-    let accepted = '';
-    const reply = await requester.request('big.echo', payload, { timeoutMs: 10_000, onAccepted: (id) => (accepted = id) });
+    const reply = await requester.request('big.echo', payload, { timeoutMs: 10_000, onAccepted: accepted });
     expect(seen).toEqual([payload.length]);
     expect(reply.length).toBe(payload.length);
     expect(Buffer.from(reply).equals(Buffer.from(payload))).toBe(true);
-    expect(accepted).toBe('responder-1');
+    expect(await acceptance).toBe('responder-1');
+    await served.drain();
+  });
+
+  it('sends no acceptance for a request answered at once, only the reply and the sentinel', async () => {
+    const served = responder.serve('quick.echo', 'quick', async (payload) => payload, 'responder-6');
+    await responder.ping(5000);
+    const messages: Msg[] = [];
+    for await (const msg of await raw.requestMany(`${namespace}.quick.echo`, new Uint8Array([7]), { strategy: RequestStrategy.SentinelMsg, maxWait: 10_000 })) {
+      messages.push(msg);
+      if (msg.data.length === 0) break;
+    }
+    expect(messages.map((msg) => msg.headers?.get('Trawler-Accepted') ?? '')).toEqual(['', '']);
+    expect([...messages[0].data]).toEqual([7]);
+    expect(messages[0].headers?.get('Trawler-Final')).toBe('1');
+    expect(messages[1].data.length).toBe(0);
     await served.drain();
   });
 
@@ -95,9 +117,11 @@ describe.skipIf(!available)('NATS transport', () => {
   it('answers a requester of an earlier version, which reads up to the sentinel', async () => {
     const large = new Uint8Array(3 * 1024 * 1024 + 17).map((_, i) => i % 251);
     // A one-byte request asks for the large reply, which comes back in chunks; others are echoed. The
-    // handler waits (as a job waits for its fetch), so the acceptance goes out before the reply.
+    // handler runs until the requester has a first message (as a long job runs), so the acceptance
+    // goes out before the reply.
+    let firstMessage: () => void = () => undefined;
     const served = responder.serve('new.responder', 'new', async (payload) => {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise<void>((resolve) => (firstMessage = resolve));
       return payload.length === 1 ? large : payload;
     }, 'responder-3');
     await responder.ping(5000);
@@ -105,6 +129,7 @@ describe.skipIf(!available)('NATS transport', () => {
       const messages: Msg[] = [];
       for await (const msg of await raw.requestMany(`${namespace}.new.responder`, request, { strategy: RequestStrategy.SentinelMsg, maxWait: 10_000 })) {
         messages.push(msg);
+        firstMessage();
         if (msg.data.length === 0) break;
       }
       expect(messages[0].headers?.get('Trawler-Accepted')).toBe('responder-3');
