@@ -2,7 +2,7 @@
  * CPU per request of the fetch tier (issue 11 goal 1), which bounds throughput at concurrency on a
  * loaded 2-core machine better than wall time does: the same local page fetched directly and through
  * POST /v1/scrape, CPU summed over this process (and, distributed, the gateway and worker processes
- * and the PostgreSQL backends serving the benchmark's database; NATS's server is not counted).
+ * apart, and the PostgreSQL backends serving the benchmark's database; NATS's server is not counted).
  * BENCH_MODES=embedded|distributed|in-process (as in bench/gateway-bench.ts), BENCH_REQUESTS (default 2000),
  * BENCH_WARMUP_REQUESTS (default 3000), BENCH_CONCURRENCY (default 8).
  * BENCH_PROFILE=file.cpuprofile profiles this process's main thread over the measured API requests
@@ -30,10 +30,14 @@ function processMicros(pids: number[]): number {
   return pids.reduce((total, pid) => total + (procCpuMicros(`/proc/${pid}/stat`) ?? 0), 0);
 }
 
-/** CPU microseconds so far: this process (the client), the service's processes, the database backends. */
+/**
+ * CPU microseconds so far: this process (the client), each of the service's processes (distributed:
+ * the gateway, then the worker), the database backends.
+ */
 function cpuMicros(groups: ProcessGroups): number[] {
   const own = process.cpuUsage();
-  return [own.user + own.system, processMicros(groups.service), processMicros(groups.database)];
+  const service = groups.service.length > 1 ? groups.service.map((pid) => processMicros([pid])) : [processMicros(groups.service)];
+  return [own.user + own.system, ...service, processMicros(groups.database)];
 }
 
 interface ProcessGroups {
@@ -75,7 +79,8 @@ async function measure(name: string, run: () => Promise<void>, processes: () => 
     profiler.disconnect();
   }
   const parts = split.map((micros) => (micros / 1000).toFixed(3)).join(' / ');
-  console.log(`  ${name.padEnd(20)} ${(cpu / 1000).toFixed(3)} ms CPU per request (client / service / database ${parts}), ${((REQUESTS / wall) * 1000).toFixed(0)} req/s at c=${CONCURRENCY}`);
+  const service = groups.service.length > 1 ? 'gateway / worker' : 'service';
+  console.log(`  ${name.padEnd(20)} ${(cpu / 1000).toFixed(3)} ms CPU per request (client / ${service} / database ${parts}), ${((REQUESTS / wall) * 1000).toFixed(0)} req/s at c=${CONCURRENCY}`);
 }
 
 /** The PostgreSQL backends connected to the benchmark's database (after warm-up, the pools are full). */
