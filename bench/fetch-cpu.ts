@@ -3,7 +3,7 @@
  * loaded 2-core machine better than wall time does: the same local page fetched directly and through
  * POST /v1/scrape, CPU summed over this process (and, distributed, the gateway and worker processes
  * apart, and the PostgreSQL backends serving the benchmark's database; NATS's server is not counted).
- * BENCH_MODES=embedded|distributed|in-process (as in bench/gateway-bench.ts), BENCH_REQUESTS (default 2000),
+ * BENCH_MODES=embedded|distributed|floor|in-process (as in bench/gateway-bench.ts), BENCH_REQUESTS (default 2000),
  * BENCH_WARMUP_REQUESTS (default 3000), BENCH_CONCURRENCY (default 8).
  * BENCH_PROFILE=file.cpuprofile profiles this process's main thread over the measured API requests
  * (in-process mode; BENCH_CHILD_PROFILE_DIR profiles the service's processes in the other modes).
@@ -16,6 +16,7 @@ import { startEmbedded } from '../test/support/embedded.js';
 import { startTargetSite } from '../test/support/target-site.js';
 import { startDistributed, startEmbeddedProcess, type ServiceProcesses } from './distributed.js';
 import { fetchTierRequests } from './fetch-tier-requests.js';
+import { startArchitectureFloor } from './floor/start-floor.js';
 import { procCpuMicros } from './proc-cpu.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
@@ -110,6 +111,10 @@ async function main(): Promise<void> {
   if (MODES.includes('distributed')) {
     const service = await startDistributed();
     if (service) await measureProcesses('distributed (this process + gateway + worker + PostgreSQL backends):', service);
+  }
+  if (MODES.includes('floor')) {
+    const floor = await startArchitectureFloor();
+    if (floor) await measureProcesses('architecture floor (this process + bench/floor/ gateway + worker + PostgreSQL backends):', floor);
   }
   if (MODES.includes('in-process')) {
     const service = await startEmbedded({ engines: ['fetch'], checkBusMessages: false });
