@@ -1,4 +1,5 @@
 import { decodeJson, type Bus, type BusSubscription } from '../lib/bus/bus.js';
+import { DEFAULT_HEARTBEAT_INTERVAL_MS } from '../lib/config.js';
 import {
   ENGINE_NAMES,
   WORKER_HEARTBEAT_SUBJECT,
@@ -12,8 +13,6 @@ import {
 
 /** Missed heartbeat periods after which a silent worker is dropped. */
 const MISSED_PERIODS = 3;
-/** Workers' default heartbeat interval (HEARTBEAT_INTERVAL_MS), for expiryMs() while none is known. */
-const DEFAULT_HEARTBEAT_INTERVAL_MS = 2000;
 
 interface Member {
   heartbeat: WorkerHeartbeat;

@@ -4,6 +4,9 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** Workers' heartbeat interval when HEARTBEAT_INTERVAL_MS is unset (the gateway's membership assumes it until it hears one). */
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 2000;
+
 /** A setting that may be unset or blank (both mean absent); surrounding spaces are dropped. */
 export const optionalText = z
   .string()
@@ -38,7 +41,7 @@ export const ConfigSchema = z.object({
   /** Overall time budget of one scrape, milliseconds. */
   SCRAPE_BUDGET_MS: z.coerce.number().int().min(1000).max(300_000).default(60_000),
   /** How often a worker announces itself; a worker is dropped after 3 missed periods. */
-  HEARTBEAT_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  HEARTBEAT_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(DEFAULT_HEARTBEAT_INTERVAL_MS),
   /** Bound on finishing in-flight work after SIGTERM, milliseconds. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   /**
