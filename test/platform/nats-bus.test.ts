@@ -47,9 +47,14 @@ describe.skipIf(!available)('NATS transport', () => {
     await served.drain();
   });
 
-  it('sends no acceptance for a request answered at once, only the reply and the sentinel', async () => {
-    const served = responder.serve('quick.echo', 'quick', async (payload) => payload, 'responder-6');
-    await responder.ping(5000);
+  it('sends no acceptance for a request answered within its acceptance window, only the reply and the sentinel', async () => {
+    // A window far longer than the handler's wait, which does I/O of its own first (as a quick fetch does).
+    const patient = await NatsBus.connect(NATS_URL, 'test-patient-responder', namespace, { acceptWithinMs: 600_000 });
+    const served = patient.serve('quick.echo', 'quick', async (payload) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return payload;
+    }, 'responder-6');
+    await patient.ping(5000);
     const messages: Msg[] = [];
     for await (const msg of await raw.requestMany(`${namespace}.quick.echo`, new Uint8Array([7]), { strategy: RequestStrategy.SentinelMsg, maxWait: 10_000 })) {
       messages.push(msg);
@@ -60,6 +65,7 @@ describe.skipIf(!available)('NATS transport', () => {
     expect(messages[0].headers?.get('Trawler-Final')).toBe('1');
     expect(messages[1].data.length).toBe(0);
     await served.drain();
+    await patient.close();
   });
 
   it('answers no_responders at once when nobody serves the subject', async () => {
