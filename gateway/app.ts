@@ -1,4 +1,4 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ServiceError } from '../lib/errors/index.js';
 import type { GatewayContext } from './context.js';
 import './request-state.js';
@@ -13,7 +13,7 @@ import { recordRequests } from './request-log/record-requests.js';
 import { fleetRoutes } from './routes/fleet.js';
 import { healthRoutes } from './routes/health.js';
 import { requestLogRoutes } from './routes/requests.js';
-import { scrapeRoutes } from './routes/scrape.js';
+import { scrapeRoutes, scrapeShortcut } from './routes/scrape.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { usageRoutes } from './routes/usage.js';
 import { batchRoutes } from './routes/batch.js';
@@ -28,13 +28,15 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestId(context.logger));
-  app.use(httpFraming());
-  app.use(observe(context));
+  const first = [requestId(context.logger), httpFraming(), observe(context)];
+  const underV1 = (rateLimited: RequestHandler) => [authenticate(context.keys, BROWSER_PATH), recordRequests(context), rateLimited, urlInput()];
+  // The hot path: the same middlewares as below, in the same order, then the scrape route's own.
+  app.use(scrapeShortcut(context, [...first, ...underV1(rateLimit(context, () => true))]));
+  app.use(inOrder(...first));
   app.use(healthRoutes(context, state));
   // Public like the probes: the API's own description (docs/api-reference.md).
   app.use(referenceRoutes(context));
-  app.use('/v1', inOrder(authenticate(context.keys, BROWSER_PATH), recordRequests(context), rateLimit(context), urlInput()));
+  app.use('/v1', inOrder(...underV1(rateLimit(context))));
   app.use(scrapeRoutes(context));
   app.use(fleetRoutes(context));
   app.use(requestLogRoutes(context));

@@ -90,24 +90,32 @@ class Fallback {
     private readonly logger: Logger,
   ) {}
 
-  async run<T>(shared: () => Promise<T>, local: () => Promise<T>, undoLate: (late: T) => void): Promise<T> {
-    const pending = shared();
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), this.timeoutMs);
+  /** One promise and one timer per call: no race between promises (this runs on every scrape's admission). */
+  run<T>(shared: () => Promise<T>, local: () => Promise<T>, undoLate: (late: T) => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const pending = shared();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        pending.then(undoLate, () => undefined);
+        this.warn(new Error(`no answer within ${this.timeoutMs} ms`));
+        local().then(resolve, reject);
+      }, this.timeoutMs);
+      pending.then(
+        (value) => {
+          if (timedOut) return;
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          if (timedOut) return;
+          clearTimeout(timer);
+          if (error instanceof ServiceError) return reject(error);
+          this.warn(error);
+          local().then(resolve, reject);
+        },
+      );
     });
-    try {
-      const first = await Promise.race([pending.then((value) => ({ value })), timedOut]);
-      if (first !== 'timeout') return first.value;
-      pending.then(undoLate, () => undefined);
-      this.warn(new Error(`no answer within ${this.timeoutMs} ms`));
-    } catch (error) {
-      if (error instanceof ServiceError) throw error;
-      this.warn(error);
-    } finally {
-      clearTimeout(timer);
-    }
-    return local();
   }
 
   private warn(error: unknown): void {

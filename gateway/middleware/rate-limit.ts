@@ -10,9 +10,9 @@ import { principalOf } from './auth.js';
  * the shared limiter takes its concurrency slot in the same statement; the route uses it (or answers
  * 429 where it would have asked for one), and a slot the route never reached is freed with the answer.
  */
-export function rateLimit(context: GatewayContext) {
+export function rateLimit(context: GatewayContext, takesSlot: (req: Request) => boolean = isScrapeUnderV1) {
   return (req: Request, res: Response, next: NextFunction) => {
-    takeToken(context, req, res).then(
+    takeToken(context, req, res, takesSlot).then(
       (decision) => {
         res.setHeader('X-RateLimit-Limit', String(decision.limit));
         res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
@@ -23,7 +23,7 @@ export function rateLimit(context: GatewayContext) {
   };
 }
 
-async function takeToken(context: GatewayContext, req: Request, res: Response): Promise<RateDecision> {
+async function takeToken(context: GatewayContext, req: Request, res: Response, takesSlot: (req: Request) => boolean): Promise<RateDecision> {
   const { key, organization } = principalOf(res);
   const { rateLimiter } = context;
   if (!rateLimiter.admit || !takesSlot(req)) return rateLimiter.take(key.id, organization.rate_limit_per_second);
@@ -46,7 +46,7 @@ async function takeToken(context: GatewayContext, req: Request, res: Response): 
   return admission.rate;
 }
 
-/** GET and POST /v1/scrape hold a concurrency slot (routes/scrape.ts). */
-function takesSlot(req: Request): boolean {
+/** GET and POST /v1/scrape hold a concurrency slot (routes/scrape.ts); the path as seen under the `/v1` mount. */
+function isScrapeUnderV1(req: Request): boolean {
   return req.path === '/scrape' && (req.method === 'POST' || req.method === 'GET');
 }

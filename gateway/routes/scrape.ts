@@ -1,10 +1,11 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { toServiceError, type ServiceError } from '../../lib/errors/index.js';
 import { parseScrapeBody, parseScrapeQuery, type ProjectDefaults } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { GatewayContext } from '../context.js';
 import { concurrencyExceeded, type ConcurrencySlot } from '../limits/concurrency.js';
 import { releaseAdmittedHold } from '../limits/limits.js';
+import { inOrder } from '../middleware/in-order.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { principalOf, scope } from '../middleware/auth.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
@@ -15,24 +16,45 @@ import { sendScrapeSuccess } from '../scrape/respond.js';
 
 type ReadParams = (req: Request, res: Response, defaults: ProjectDefaults) => ScrapeParams;
 
+const SCRAPE_PATH = '/v1/scrape';
+
 /** GET and POST /v1/scrape (scope `scrape`). Every request, success or error, is written to the request log. */
 export function scrapeRoutes(context: GatewayContext): Router {
+  const { get, post } = scrapeHandlers(context);
   const router = Router();
   router
-    .route('/v1/scrape')
+    .route(SCRAPE_PATH)
     // Express would otherwise run (and bill) a whole scrape for HEAD and drop the body.
     .head(methodNotAllowed(['GET', 'POST']))
-    .get(
-      scope('scrape'),
-      handler(context, (req, _res, defaults) => parseScrapeQuery(req.query as Record<string, unknown>, scrapeParseOptions(context, defaults))),
-    )
-    .post(
-      scope('scrape'),
-      jsonBody({ required: true }),
-      handler(context, (_req, res, defaults) => parseScrapeBody(res.locals.body, scrapeParseOptions(context, defaults))),
-    )
+    .get(...get)
+    .post(...post)
     .all(methodNotAllowed(['GET', 'POST']));
   return router;
+}
+
+/**
+ * POST and GET /v1/scrape as the app's first layer: `before` (the middlewares the router would run
+ * first, in its order) and then the route's own, as one layer, so the router never walks its other
+ * layers, sub-routers and route dispatch for the hot path (docs/platform.md, "Performance"). Only
+ * the exact path is taken here; any other spelling Express would match goes through the router as
+ * before. An error goes to the app's error handler as through the router.
+ */
+export function scrapeShortcut(context: GatewayContext, before: RequestHandler[]): RequestHandler {
+  const { get, post } = scrapeHandlers(context);
+  const postChain = inOrder(...before, ...post);
+  const getChain = inOrder(...before, ...get);
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.method === 'POST' && req.url === SCRAPE_PATH) return postChain(req, res, next);
+    if (req.method === 'GET' && req.path === SCRAPE_PATH) return getChain(req, res, next);
+    next();
+  };
+}
+
+function scrapeHandlers(context: GatewayContext): { get: RequestHandler[]; post: RequestHandler[] } {
+  return {
+    get: [scope('scrape'), handler(context, (req, _res, defaults) => parseScrapeQuery(req.query as Record<string, unknown>, scrapeParseOptions(context, defaults)))],
+    post: [scope('scrape'), jsonBody({ required: true }), handler(context, (_req, res, defaults) => parseScrapeBody(res.locals.body, scrapeParseOptions(context, defaults)))],
+  };
 }
 
 function handler(context: GatewayContext, read: ReadParams) {

@@ -4,7 +4,7 @@ import { checkMaxCost, isCacheable, reservationMicro } from '../../lib/scrape/co
 import { planEngines } from '../../lib/scrape/engine-selection.js';
 import { parseScrapeBody, parseScrapeQuery, type ProjectDefaults } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
-import { allowancePeriod, isoDate } from '../../lib/store/allowance-period.js';
+import { periodStartDate } from '../../lib/store/allowance-period.js';
 import type { AdmissionHold } from '../../lib/store/limits.js';
 import { creditAccountOf } from '../auth/credit-account.js';
 import type { GatewayContext } from '../context.js';
@@ -51,7 +51,7 @@ export async function admissionHoldFor(context: GatewayContext, req: Request, re
     return {
       id: newId(),
       projectId: account.projectId,
-      periodStart: isoDate(allowancePeriod(account.organizationCreatedAt, new Date()).start),
+      periodStart: periodStartDate(account.organizationCreatedAt, Date.now()),
       environment: account.environment,
       amountMicro: reservationMicro(plan, params),
       allowanceMicro: account.monthlyCreditsMicro,

@@ -1,4 +1,4 @@
-import { BusError, type Bus } from '../../lib/bus/bus.js';
+import { BusError, type Bus, type RequestSignal } from '../../lib/bus/bus.js';
 import { ACCEPT_WITHIN_MS } from '../../lib/bus/nats-reply-protocol.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { ScrapeResultSchema, scrapeSubject, type ScrapeJob, type ScrapeResult } from '../../lib/protocol/index.js';
@@ -23,14 +23,14 @@ export async function dispatchJob(bus: Bus, directory: Liveness, job: ScrapeJob)
   try {
     const reply = await bus.requestJson(scrapeSubject(job.engine), job, ScrapeResultSchema, {
       timeoutMs: job.budget_ms + REPLY_SLACK_MS,
-      signal: watchdog?.signal,
+      signal: watchdog ?? undefined,
       onAccepted: watchdog?.accepted,
     });
     if (!reply.ok) throw new ServiceError('ERR::INTERNAL::ERROR', 'Worker sent a malformed result');
     return reply.value;
   } catch (error) {
     if (error instanceof ServiceError) throw error;
-    if (error instanceof BusError) throw busFailure(error, job, watchdog?.signal.aborted ?? false);
+    if (error instanceof BusError) throw busFailure(error, job, watchdog?.aborted ?? false);
     throw error;
   } finally {
     watchdog?.stop();
@@ -41,29 +41,57 @@ export async function dispatchJob(bus: Bus, directory: Liveness, job: ScrapeJob)
  * Aborts the request once the worker that accepted it is no longer live in the membership, or when no
  * worker has accepted it by ACCEPT_WITHIN_MS plus the membership's expiry: a live worker acknowledges
  * a job it is still running after ACCEPT_WITHIN_MS, and one too busy to do so for that long would
- * have been dropped from the membership as well.
+ * have been dropped from the membership as well. It is its own request signal (one listener, no
+ * EventTarget), and one timer checks every watched request: an AbortController and an interval per
+ * job cost about 1.5% of the gateway's CPU (docs/platform.md, "Performance").
  */
-class ResponderWatchdog {
-  private readonly abort = new AbortController();
+class ResponderWatchdog implements RequestSignal {
+  aborted = false;
+  private listener: (() => void) | null = null;
   private responder: string | null = null;
-  private readonly timer: NodeJS.Timeout;
-  readonly signal = this.abort.signal;
-
-  constructor(directory: Liveness) {
-    const sentAt = Date.now();
-    this.timer = setInterval(() => {
-      const lost = this.responder === null ? Date.now() - sentAt > ACCEPT_WITHIN_MS + directory.expiryMs() : !directory.isLive(this.responder);
-      if (lost) this.abort.abort();
-    }, LIVENESS_CHECK_MS);
-  }
-
+  private readonly sentAt = Date.now();
   readonly accepted = (id: string): void => {
     this.responder = id;
   };
 
-  stop(): void {
-    clearInterval(this.timer);
+  constructor(private readonly directory: Liveness) {
+    watching.add(this);
+    watchTimer ??= setInterval(checkWatched, LIVENESS_CHECK_MS);
   }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.listener = listener;
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    if (this.listener === listener) this.listener = null;
+  }
+
+  check(now: number): void {
+    const lost = this.responder === null ? now - this.sentAt > ACCEPT_WITHIN_MS + this.directory.expiryMs() : !this.directory.isLive(this.responder);
+    if (!lost) return;
+    this.aborted = true;
+    const listener = this.listener;
+    this.listener = null;
+    this.stop();
+    listener?.();
+  }
+
+  stop(): void {
+    watching.delete(this);
+    if (watching.size > 0 || !watchTimer) return;
+    clearInterval(watchTimer);
+    watchTimer = null;
+  }
+}
+
+/** The requests being watched, and the one timer that checks them while there are any. */
+const watching = new Set<ResponderWatchdog>();
+let watchTimer: NodeJS.Timeout | null = null;
+
+function checkWatched(): void {
+  const now = Date.now();
+  for (const watchdog of watching) watchdog.check(now);
 }
 
 function busFailure(error: BusError, job: ScrapeJob, workerLost: boolean): ServiceError {

@@ -18,9 +18,20 @@ export class BusError extends Error {
 
 export interface RequestOptions {
   timeoutMs: number;
-  signal?: AbortSignal;
+  /** Ends the request with a BusError 'timeout' once aborted. */
+  signal?: RequestSignal;
   /** Called once a responder has taken the request, with the responder id it serves under. */
   onAccepted?: (responderId: string) => void;
+}
+
+/**
+ * What a bus uses of an AbortSignal. An AbortSignal is one; so is a lighter object with a single
+ * listener and no EventTarget, for a caller that watches every request (gateway/scrape/dispatch.ts).
+ */
+export interface RequestSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
 }
 
 export type RequestHandler = (payload: Uint8Array) => Promise<Uint8Array>;

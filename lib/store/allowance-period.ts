@@ -20,3 +20,26 @@ function periodStartIn(year: number, month: number, anchorDay: number): Date {
 export function isoDate(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
+
+const DAY_MS = 86_400_000;
+const startsToday = new Map<number, string>();
+let startsDay = -1;
+
+/**
+ * `isoDate(allowancePeriod(createdAt, now).start)`, which depends only on the UTC day of `now` and
+ * the creation's day of the month: computed once per anchor day and UTC day, not per scrape.
+ */
+export function periodStartDate(createdAt: Date, nowMs: number): string {
+  const day = Math.floor(nowMs / DAY_MS);
+  if (day !== startsDay) {
+    startsToday.clear();
+    startsDay = day;
+  }
+  const anchorDay = createdAt.getUTCDate();
+  let start = startsToday.get(anchorDay);
+  if (start === undefined) {
+    start = isoDate(allowancePeriod(createdAt, new Date(nowMs)).start);
+    startsToday.set(anchorDay, start);
+  }
+  return start;
+}

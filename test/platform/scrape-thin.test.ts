@@ -32,6 +32,20 @@ describe('the thinnest scrape, embedded mode', () => {
     expect(await response.text()).toBe(SIMPLE_HTML);
   });
 
+  it('answers the spellings only the router matches (trailing slash, other case) as the exact path it serves first', async () => {
+    const answer = async (path: string) => {
+      const response = await fetch(`${service.url}${path}`, jsonPost(service.secret, { url: `${site.origin}/` }));
+      const headers: string[] = [];
+      response.headers.forEach((_value, name) => void (name === 'date' || headers.push(name)));
+      return { status: response.status, headers: headers.sort(), body: await response.text() };
+    };
+    const exact = await answer('/v1/scrape');
+    expect(exact).toMatchObject({ status: 200, body: SIMPLE_HTML });
+    expect(exact.headers).toEqual(expect.arrayContaining(['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'concurrency-limit', 'concurrency-remaining']));
+    expect(await answer('/v1/scrape/')).toEqual(exact);
+    expect(await answer('/V1/Scrape')).toEqual(exact);
+  });
+
   it('lists the embedded fetch worker under GET /v1/workers', async () => {
     const response = await fetch(`${service.url}/v1/workers`, authed(service.secret));
     const body = (await response.json()) as { workers: Array<Record<string, unknown>>; transport: string };

@@ -59,4 +59,20 @@ describe('dispatch watchdog (NATS)', () => {
     await vi.advanceTimersByTimeAsync(2000);
     expect(dispatched.outcome).toMatchObject({ code: 'ERR::ENGINE::UNAVAILABLE', detail: 'The fetch worker running this request stopped; retry' });
   });
+
+  it('watches every running job on one timer, aborts only the job whose worker left, and leaves no timer once none runs', async () => {
+    const live = new Set(['worker-1', 'worker-2']);
+    const acceptedBy = (id: string) => silentBus((options) => options.onAccepted?.(id));
+    const first = watch(dispatchJob(acceptedBy('worker-1'), membership(live), job()));
+    const second = watch(dispatchJob(acceptedBy('worker-2'), membership(live), job()));
+    expect(vi.getTimerCount()).toBe(1);
+    live.delete('worker-1');
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(first.outcome).toMatchObject({ code: 'ERR::ENGINE::UNAVAILABLE' });
+    expect(second.outcome).toBeUndefined();
+    live.delete('worker-2');
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(second.outcome).toMatchObject({ code: 'ERR::ENGINE::UNAVAILABLE' });
+    expect(vi.getTimerCount()).toBe(0);
+  });
 });
