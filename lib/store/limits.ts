@@ -118,12 +118,13 @@ export async function takeTokenAndClaimSlot(
   hold: AdmissionHold | null = null,
 ): Promise<TokenAndSlot> {
   const claim = claimClauses({ organization: '$5', limit: '$6', holder: '$7', leaseMs: '$8' }, '', '(SELECT granted FROM bucket)');
-  const columns = `(SELECT tokens FROM bucket) AS tokens, (SELECT granted FROM bucket) AS granted,
+  // From bucket, whose upsert returns its row every time: one row, and no subquery per column of it.
+  const columns = `b.tokens, b.granted,
             (SELECT count(*) FROM candidate)::int AS candidates, (SELECT slot FROM taken) AS slot,
             (SELECT count(*) FROM live)::int AS busy`;
   const params = [token.keyId, token.capacity, token.rate, token.nowMs, slot.organizationId, slot.limit, slot.holder, slot.leaseMs];
   if (hold === null) {
-    const result = await db.query<TokenAndSlot>(`WITH bucket AS (${TAKE_TOKEN}), ${claim} SELECT ${columns}, false AS held`, params, {
+    const result = await db.query<TokenAndSlot>(`WITH bucket AS (${TAKE_TOKEN}), ${claim} SELECT ${columns}, false AS held FROM bucket b`, params, {
       name: 'limits_take_token_claim_slot',
     });
     return result.rows[0];
@@ -133,7 +134,7 @@ export async function takeTokenAndClaimSlot(
     'EXISTS (SELECT 1 FROM taken)',
   );
   const result = await db.query<TokenAndSlot>(
-    `WITH bucket AS (${TAKE_TOKEN}), ${claim}, ${holding} SELECT ${columns}, EXISTS (SELECT 1 FROM reserved) AS held`,
+    `WITH bucket AS (${TAKE_TOKEN}), ${claim}, ${holding} SELECT ${columns}, EXISTS (SELECT 1 FROM reserved) AS held FROM bucket b`,
     [...params, hold.periodStart, hold.environment, hold.amountMicro, hold.allowanceMicro, hold.id, hold.projectId, hold.requestId],
     { name: 'limits_admit_and_hold' },
   );

@@ -47,19 +47,20 @@ export async function settleStored(db: Queryable, { reservationId, chargedMicro,
  * Lock order: the holds, a stripe of each period (in key order), then the lease rows (docs/batch.md "Lock order").
  */
 export async function settleStoredGroup(db: Queryable, group: readonly StoredSettlement[]): Promise<Set<string>> {
-  const rows = group.map((s) => ({ id: s.reservationId, charged: s.chargedMicro, engine: s.engine, holder: s.leaseHolder }));
+  const rows = group.map((s) => ({ id: s.reservationId, charged: s.chargedMicro, engine: s.engine }));
+  const holders = group.flatMap((s) => (s.leaseHolder === null ? [] : [s.leaseHolder]));
   const result = await db.query<{ id: string }>(
     `WITH v AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id text, charged bigint, engine text, holder text)),
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id text, charged bigint, engine text)),
      claimed AS (
        UPDATE credit_reservations r SET settled_at = now(), charged_micro = LEAST(v.charged, r.amount_micro), engine = v.engine
          FROM v
         WHERE r.id = ANY($2::text[]) AND r.id = v.id AND r.settled_at IS NULL
         RETURNING r.id, r.organization_id, r.period_start, r.environment, r.amount_micro, r.charged_micro),
      ${MOVED_TO_STRIPE},
-     freed AS (DELETE FROM concurrency_slots s USING v WHERE s.holder = v.holder)
+     freed AS (DELETE FROM concurrency_slots WHERE holder = ANY($3::text[]))
      SELECT c.id FROM claimed c JOIN moved m USING (organization_id, period_start, environment)`,
-    [JSON.stringify(rows), rows.map((row) => row.id)],
+    [JSON.stringify(rows), rows.map((row) => row.id), holders],
     { name: 'credits_settle_group' },
   );
   return new Set(result.rows.map((row) => row.id));

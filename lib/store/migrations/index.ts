@@ -11,6 +11,7 @@ import * as dashboardAccounts from './012-dashboard-accounts.js';
 import * as dashboardDefaultKeys from './013-dashboard-default-keys.js';
 import * as batchJobTotals from './014-batch-job-totals.js';
 import * as settledStripes from './015-settled-stripes.js';
+import * as openHoldIndexes from './016-open-hold-indexes.js';
 
 export interface Migration {
   version: number;
@@ -33,4 +34,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 13, name: 'dashboard-default-keys', up: dashboardDefaultKeys.up },
   { version: 14, name: 'batch-job-totals', up: batchJobTotals.up },
   { version: 15, name: 'settled-stripes', up: settledStripes.up },
+  { version: 16, name: 'open-hold-indexes', up: openHoldIndexes.up },
 ].sort((a, b) => a.version - b.version);

@@ -82,6 +82,19 @@ describe.skipIf(!available)('settlements group-committed on PostgreSQL (lib/stor
     expect(new Map(rows.rows.map((row) => [row.id, row.charged_micro]))).toEqual(new Map(holds.map(({ reservation }, i) => [reservation.id, Math.min(charges[i], CREDIT)])));
   });
 
+  it('frees in a group only the leases its settlements name', async () => {
+    const account = await newAccount(db, 100 * CREDIT);
+    const holds = await holdsWithLeases(account, 4);
+    const { store, statements, open } = gatedStore(db);
+    const groups = new SettlementGroups(store);
+    const settled = holds.map(({ reservation, holder }, i) => groups.settle({ reservationId: reservation.id, chargedMicro: CREDIT, engine: 'fetch', leaseHolder: i === 2 ? null : holder }));
+    open();
+    expect(await Promise.all(settled)).toEqual([true, true, true, true]);
+    expect(statements).toEqual(['credits_settle_free_slot', 'credits_settle_group']);
+    const leases = await db.query<{ holder: string }>('SELECT holder FROM concurrency_slots WHERE organization_id = $1', [account.organizationId]);
+    expect(leases.rows.map((row) => row.holder)).toEqual([holds[2].holder]);
+  });
+
   it('writes a group whose statement failed one by one, nothing charged twice', async () => {
     const account = await newAccount(db, 100 * CREDIT);
     const holds = await holdsWithLeases(account, 4);
