@@ -6,7 +6,8 @@ import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { Engine, EngineContext, RawPage } from '../engine.js';
 import type { EgressGuard } from '../egress/guard.js';
 import { detectChallenge } from '../challenge/detect.js';
-import { deadline } from '../deadline.js';
+import type { JobSignal } from '../cancellation.js';
+import { cancelAfter, deadline } from '../deadline.js';
 import { DEFAULT_MAX_BODY_BYTES, decodeText, isTextual, mediaTypeOf } from './body.js';
 import { HINTS, TRANSIENT_CODES } from './errors.js';
 import type { HttpClient } from './hop.js';
@@ -91,7 +92,7 @@ export class FetchEngine implements Engine {
     }
   }
 
-  private async verifyProxyWithinBudget(job: ScrapeJob, proxy: string, target: URL, parent: AbortSignal, state: RunState): Promise<void> {
+  private async verifyProxyWithinBudget(job: ScrapeJob, proxy: string, target: URL, parent: JobSignal, state: RunState): Promise<void> {
     const budget = deadline(Math.max(1, job.budget_ms), parent);
     try {
       await this.verifyProxy(job, proxy, target, budget.signal, state);
@@ -120,7 +121,7 @@ export class FetchEngine implements Engine {
     params: ScrapeParams,
     target: URL,
     /** The caller's signal (worker stop, job deadline); the budget is kept by each attempt's deadline. */
-    parent: AbortSignal,
+    parent: JobSignal,
     state: RunState,
     cookies: SessionCookieJar | undefined,
   ): Promise<FetchedPage> {
@@ -130,7 +131,7 @@ export class FetchEngine implements Engine {
       const remaining = state.budgetMs - (performance.now() - state.started);
       // An attempt that may be followed by another gets part of the budget, so a hang can still be retried.
       const timeoutMs = Math.max(1, Math.round(n < maxAttempts ? Math.max(remaining * 0.6, Math.min(remaining, 2_000)) : remaining));
-      const attempt = deadline(timeoutMs, parent);
+      const attempt = cancelAfter(timeoutMs, parent);
       const signal = attempt.signal;
       const attemptStarted = performance.now();
       try {

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type { HttpMethod } from '../../lib/scrape/types.js';
+import type { JobSignal } from '../cancellation.js';
 import { tooLarge } from './body.js';
 
 /** One HTTP exchange with the target, through the egress guard, no redirect following. */
@@ -21,7 +22,7 @@ export interface HopRequest {
     /** The lease's checked dial, for clients that connect from this process (docs/ssrf.md, "In-process connections"). */
     open(target: URL): Promise<Socket>;
   };
-  signal: AbortSignal;
+  signal: JobSignal;
   timeoutMs: number;
   maxBodyBytes: number;
 }

@@ -1,12 +1,13 @@
 import { errors, util, type Dispatcher } from 'undici';
 import type { HttpMethod } from '../../lib/scrape/types.js';
+import type { JobSignal } from '../cancellation.js';
 import { BoundedBody, headersToRecord } from './hop.js';
 
 export interface ExchangeRequest {
   url: URL;
   method: HttpMethod;
   headers: Record<string, string> | string[];
-  signal: AbortSignal;
+  signal: JobSignal;
   /** undici's headers and body timeouts. */
   timeoutMs: number;
   maxBodyBytes: number;
@@ -69,7 +70,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   ) {}
 
   readonly onAbort = (): void => {
-    const reason: Error = this.request.signal.reason ?? new errors.RequestAbortedError();
+    const reason = (this.request.signal.reason as Error | undefined) ?? new errors.RequestAbortedError();
     this.aborted = reason;
     this.abortTransfer?.(reason);
   };
