@@ -30,7 +30,7 @@ const MAX_ATTEMPTS = 3;
 /** Below this much budget another attempt is not worth starting. */
 const MIN_RETRY_BUDGET_MS = 250;
 /** Headers describing the wire body, which no longer apply once the body is decoded. */
-const WIRE_BODY_HEADERS = ['content-encoding', 'content-length', 'transfer-encoding'];
+const WIRE_BODY_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding']);
 
 /** What one fetch gathers across its attempts, for the result and the diagnostics of a failure. */
 interface RunState {
@@ -181,8 +181,9 @@ export class FetchEngine implements Engine {
   }
 
   private toRawPage(fetched: FetchedPage, state: RunState): RawPage {
-    const headers = { ...fetched.headers };
-    for (const name of WIRE_BODY_HEADERS) delete headers[name];
+    // Copied without them rather than deleted from a copy, which leaves V8 a slow dictionary object.
+    const headers: Record<string, string> = {};
+    for (const name of Object.keys(fetched.headers)) if (!WIRE_BODY_HEADERS.has(name)) headers[name] = fetched.headers[name];
     const mediaType = mediaTypeOf(fetched.headers['content-type'], fetched.body);
     const text = isTextual(mediaType) ? decodeText(fetched.body, mediaType, fetched.headers['content-type']) : null;
     const blocked = detectChallenge({ status: fetched.status, headers, body: text ?? '', url: fetched.finalUrl });

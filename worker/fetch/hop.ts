@@ -82,9 +82,12 @@ export class BoundedBody {
 
 export function headersToRecord(entries: Iterable<[string, string]>): Record<string, string> {
   const record: Record<string, string> = {};
-  for (const [name, value] of entries) {
-    const key = name.toLowerCase();
-    record[key] = key in record ? `${record[key]}, ${value}` : value;
-  }
+  for (const [name, value] of entries) addHeader(record, name, value);
   return record;
+}
+
+/** One header into a record of lower-case names; a repeated one is joined with ", ". */
+export function addHeader(record: Record<string, string>, name: string, value: string): void {
+  const key = name.toLowerCase();
+  record[key] = key in record ? `${record[key]}, ${value}` : value;
 }
