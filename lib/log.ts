@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { createIsoTime } from './log-time.js';
 
 export type { Logger };
 
@@ -25,7 +26,7 @@ export function createLogger(name: string, level: string): Logger {
       name,
       level,
       base: { service: name },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: createIsoTime(),
       redact: { paths: ['authorization', 'headers.authorization', 'proxy', 'cookies'], censor: '[redacted]' },
       hooks: {
         logMethod(args, method, levelValue) {

@@ -1,6 +1,7 @@
 import type { Attempt, TimelineStep } from '../lib/errors/index.js';
 import type { Logger } from '../lib/log.js';
 import type { Blocked, EngineName, ProxyUse, ScrapeJob, SessionState } from '../lib/protocol/index.js';
+import type { JobSignal } from './cancellation.js';
 
 /**
  * What an engine hands back for one job before the content pipeline runs. Engines throw a
@@ -43,7 +44,7 @@ export interface EngineContext {
   /** Where the runner reports failures it did not expect (internal errors), with their cause. */
   logger?: Logger;
   /** Aborted when the deadline passes or the worker is force-stopped. */
-  signal: AbortSignal;
+  signal: JobSignal;
 }
 
 export interface Engine {

@@ -19,6 +19,7 @@ import {
   type ScrapeResult,
   type WorkerHeartbeat,
 } from '../lib/protocol/index.js';
+import { Cancellation } from './cancellation.js';
 import type { Engine } from './engine.js';
 import { runJob, type ContentRunner } from './runner.js';
 import { Semaphore } from './semaphore.js';
@@ -45,7 +46,7 @@ export class WorkerNode {
   private jobs: BusSubscription | null = null;
   private probes: BusSubscription | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
-  private readonly aborts = new Set<AbortController>();
+  private readonly aborts = new Set<Cancellation>();
 
   constructor(private readonly options: WorkerNodeOptions) {
     this.slots = new Semaphore(options.engine.capacity);
@@ -114,13 +115,13 @@ export class WorkerNode {
     const job = message.value;
     this.inFlight += 1;
     this.metrics.inFlight.set({ engine: job.engine }, this.inFlight);
-    const abort = new AbortController();
+    const abort = new Cancellation();
     this.aborts.add(abort);
     const timer = setTimeout(() => abort.abort(), Math.max(0, job.deadline_at - Date.now()));
     const release = await this.slots.acquire();
     const started = Date.now();
     try {
-      const result = await runJob(this.options.engine, this.options.content, job, { workerId: this.id, signal: abort.signal, logger: this.options.logger });
+      const result = await runJob(this.options.engine, this.options.content, job, { workerId: this.id, signal: abort, logger: this.options.logger });
       const outcome = result.ok ? 'success' : result.error.code;
       this.metrics.jobs.inc({ engine: job.engine, outcome });
       this.metrics.duration.observe({ engine: job.engine }, (Date.now() - started) / 1000);

@@ -171,7 +171,8 @@ export class NatsBus implements Bus {
     const acceptance = setTimeout(() => acknowledge(msg, responderId), this.acceptWithinMs);
     let reply: Uint8Array;
     try {
-      reply = await handler(await this.incoming(msg));
+      // A request without headers travels whole in its message: no object-store read to wait for.
+      reply = await handler(msg.headers ? await this.incoming(msg) : msg.data);
     } catch (error) {
       clearTimeout(acceptance);
       const failure = natsHeaders();
@@ -188,9 +189,10 @@ export class NatsBus implements Bus {
         msg.respond(chunk);
         continue;
       }
+      // `append` on fresh headers: `set` first looks for the name to replace, twice.
       const framing = natsHeaders();
-      if (offset === 0) framing.set(LENGTH_HEADER, String(reply.length));
-      if (last) framing.set(FINAL_HEADER, '1');
+      if (offset === 0) framing.append(LENGTH_HEADER, String(reply.length));
+      if (last) framing.append(FINAL_HEADER, '1');
       msg.respond(chunk, { headers: framing });
     }
     // Requesters of earlier versions end a reply here, not at the final mark.

@@ -11,6 +11,7 @@ import { BrowserPool } from './browser-pool.js';
 import { BrowserBroken, renderPage, type RenderedPage } from './render-page.js';
 import { StageClock } from './stage-clock.js';
 import { startVirtualDisplay, type VirtualDisplay } from './xvfb.js';
+import { toAbortSignal } from '../cancellation.js';
 
 export { findBrowserBinary } from './binary.js';
 
@@ -83,7 +84,7 @@ export class BrowserEngine implements Engine {
     const proxy = redactProxy(params.proxy);
     const deadline = Math.min(job.deadline_at, Date.now() + job.budget_ms) - (this.options.deadlineMarginMs ?? 250);
     const headful = params.headless === false;
-    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(Math.max(1, deadline - Date.now()))]);
+    const signal = AbortSignal.any([toAbortSignal(context.signal), AbortSignal.timeout(Math.max(1, deadline - Date.now()))]);
     const attempt = (outcome: string, error: ServiceError | null): Attempt => ({
       n: 1,
       engine: this.name,

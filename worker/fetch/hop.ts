@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type { HttpMethod } from '../../lib/scrape/types.js';
+import type { JobSignal } from '../cancellation.js';
 import { tooLarge } from './body.js';
 
 /** One HTTP exchange with the target, through the egress guard, no redirect following. */
@@ -21,7 +22,7 @@ export interface HopRequest {
     /** The lease's checked dial, for clients that connect from this process (docs/ssrf.md, "In-process connections"). */
     open(target: URL): Promise<Socket>;
   };
-  signal: AbortSignal;
+  signal: JobSignal;
   timeoutMs: number;
   maxBodyBytes: number;
 }
@@ -81,9 +82,12 @@ export class BoundedBody {
 
 export function headersToRecord(entries: Iterable<[string, string]>): Record<string, string> {
   const record: Record<string, string> = {};
-  for (const [name, value] of entries) {
-    const key = name.toLowerCase();
-    record[key] = key in record ? `${record[key]}, ${value}` : value;
-  }
+  for (const [name, value] of entries) addHeader(record, name, value);
   return record;
+}
+
+/** One header into a record of lower-case names; a repeated one is joined with ", ". */
+export function addHeader(record: Record<string, string>, name: string, value: string): void {
+  const key = name.toLowerCase();
+  record[key] = key in record ? `${record[key]}, ${value}` : value;
 }

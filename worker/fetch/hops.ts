@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { ServiceError, type TimelineStep } from '../../lib/errors/index.js';
 import { checkTargetUrl, type EgressPolicy } from '../../lib/egress/policy.js';
 import type { HttpMethod } from '../../lib/scrape/types.js';
+import type { JobSignal } from '../cancellation.js';
 import type { EgressGuard } from '../egress/guard.js';
 import { classifyTransportError } from './errors.js';
 import type { HttpClient, HopResponse } from './hop.js';
@@ -19,7 +20,7 @@ export interface HopsRequest {
   url: URL;
   method: HttpMethod;
   headers: Record<string, string>;
-  signal: AbortSignal;
+  signal: JobSignal;
   timeoutMs: number;
   maxBodyBytes: number;
   maxRedirects: number;

@@ -1,5 +1,6 @@
 import { Impit, type Browser } from 'impit';
 import { ServiceError } from '../../lib/errors/index.js';
+import { toAbortSignal } from '../cancellation.js';
 import type { HopRequest, HopResponse, HttpClient } from './hop.js';
 import { tooLarge } from './body.js';
 import { BoundedBody, headersToRecord, isDirectPlainHttp, MAX_KEPT_CLIENTS } from './hop.js';
@@ -60,7 +61,7 @@ export class ImpitClient implements HttpClient {
       response = await impit.fetch(request.url, {
         method: request.method,
         headers: request.headers,
-        signal: request.signal,
+        signal: toAbortSignal(request.signal),
         redirect: 'manual',
         timeout: request.timeoutMs,
       });

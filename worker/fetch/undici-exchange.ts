@@ -1,12 +1,13 @@
 import { errors, util, type Dispatcher } from 'undici';
 import type { HttpMethod } from '../../lib/scrape/types.js';
-import { BoundedBody, headersToRecord } from './hop.js';
+import type { JobSignal } from '../cancellation.js';
+import { addHeader, BoundedBody } from './hop.js';
 
 export interface ExchangeRequest {
   url: URL;
   method: HttpMethod;
   headers: Record<string, string> | string[];
-  signal: AbortSignal;
+  signal: JobSignal;
   /** undici's headers and body timeouts. */
   timeoutMs: number;
   maxBodyBytes: number;
@@ -69,7 +70,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   ) {}
 
   readonly onAbort = (): void => {
-    const reason: Error = this.request.signal.reason ?? new errors.RequestAbortedError();
+    const reason = (this.request.signal.reason as Error | undefined) ?? new errors.RequestAbortedError();
     this.aborted = reason;
     this.abortTransfer?.(reason);
   };
@@ -86,7 +87,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.body = new BoundedBody(this.request.maxBodyBytes, statusCode, () => undefined);
     this.resolveHead({
       status: statusCode,
-      headers: headersToRecord(headerPairs(rawHeaders)),
+      headers: rawHeadersToRecord(rawHeaders),
       body: () => this.awaitBody(),
       discard: () => this.discard(),
     });
@@ -145,7 +146,9 @@ function deliver(outcome: { body: Buffer } | { error: unknown }, waiter: Waiter)
   else waiter.reject(outcome.error);
 }
 
-/** undici's raw response headers, read as undici's own parser reads them (latin1), as name and value pairs. */
-function* headerPairs(raw: Buffer[]): Generator<[string, string]> {
-  for (let i = 0; i < raw.length; i += 2) yield [util.headerNameToString(raw[i]), raw[i + 1].toString('latin1')];
+/** undici's raw response headers, read as undici's own parser reads them (latin1), into a record as `headersToRecord` makes one. */
+function rawHeadersToRecord(raw: Buffer[]): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (let i = 0; i < raw.length; i += 2) addHeader(record, util.headerNameToString(raw[i]), raw[i + 1].toString('latin1'));
+  return record;
 }
