@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '../lib/ids.js';
+import { serviceEntry } from './service-entry.js';
 import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../test/support/services.js';
 
 export interface ServiceProcesses {
@@ -51,13 +52,11 @@ export async function startEmbeddedProcess(): Promise<ServiceProcesses> {
   };
 }
 
-const ENTRY = join(process.cwd(), 'bin/trawler.ts');
-
-/** A child process running `entry` (by default the `trawler` command) with `args`, from this checkout's sources. */
-export function startProcess(args: string[], env: Record<string, string>, entry = ENTRY): { child: ChildProcess; line: (match: RegExp) => Promise<string> } {
+/** A child process running `entry` (by default this checkout's `trawler` command, bench/service-entry.ts) with `args`; a `.ts` entry through tsx. */
+export function startProcess(args: string[], env: Record<string, string>, entry = serviceEntry()): { child: ChildProcess; line: (match: RegExp) => Promise<string> } {
   // BENCH_CHILD_PROFILE_DIR: each process writes a CPU profile there when it exits (bench/fetch-cpu.ts).
   const profile = process.env.BENCH_CHILD_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CHILD_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', entry, ...args], {
+  const child = spawn(process.execPath, [...profile, ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DASHBOARD_PORT: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

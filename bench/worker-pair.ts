@@ -4,10 +4,10 @@
  * straight over NATS (no gateway, no database) at concurrency 8 each, the local article page, CPU
  * from /proc. On a shared machine, where CPU per job swings by 40% between runs, the ratio of a pair
  * is steadier than either figure; swap the order between runs.
- * BENCH_PAIR=dirA,dirB (default: this checkout twice), BENCH_REQUESTS (default 5000 jobs each),
- * BENCH_WARMUP_REQUESTS (default 3000). Needs NATS (test/support/services.ts). Prints figures; not a test.
+ * Each checkout runs its compiled build (bench/service-entry.ts: build both first). BENCH_PAIR=dirA,dirB
+ * (default: this checkout twice), BENCH_REQUESTS (default 5000 jobs each), BENCH_WARMUP_REQUESTS
+ * (default 3000). Needs NATS (test/support/services.ts). Prints figures; not a test.
  */
-import { join } from 'node:path';
 import { NatsBus } from '../lib/bus/nats-bus.js';
 import { newId } from '../lib/ids.js';
 import { SCRAPE_JOB_TYPE, ScrapeResultSchema, WORKER_HEARTBEAT_SUBJECT, scrapeSubject } from '../lib/protocol/index.js';
@@ -15,6 +15,7 @@ import { defaultScrapeParams } from '../lib/scrape/defaults.js';
 import { NATS_URL } from '../test/support/services.js';
 import { startTargetSite } from '../test/support/target-site.js';
 import { startProcess, stopAll } from './distributed.js';
+import { serviceEntry } from './service-entry.js';
 import { procCpuMicros } from './proc-cpu.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 5000);
@@ -27,7 +28,7 @@ async function startSide(checkout: string, page: string) {
   const bus = await NatsBus.connect(NATS_URL, 'worker-pair', namespace);
   const joined = new Promise<void>((resolve) => bus.subscribe(WORKER_HEARTBEAT_SUBJECT, () => resolve()));
   const env = { NATS_URL, NATS_NAMESPACE: namespace, METRICS_PORT: '0', TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true' };
-  const worker = startProcess(['worker', '--engine', 'fetch'], env, join(checkout, 'bin/trawler.ts'));
+  const worker = startProcess(['worker', '--engine', 'fetch'], env, serviceEntry(checkout));
   await joined;
   const scrape = async () => {
     const now = Date.now();
