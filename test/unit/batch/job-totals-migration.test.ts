@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../../lib/store/migrate.js';
-import { MIGRATIONS } from '../../../lib/store/migrations/index.js';
-import { PgliteDb } from '../../../lib/store/pglite-db.js';
+import type { PgliteDb } from '../../../lib/store/pglite-db.js';
+import { storeBeforeMigration } from '../../support/migration-store.js';
 
 const TOTALS = `SELECT items_queued AS queued, items_running AS running, items_succeeded AS succeeded, items_failed AS failed,
                        items_cancelled AS cancelled, items_skipped AS skipped, items_charged_micro AS charged,
@@ -33,9 +33,7 @@ async function insertItems(db: PgliteDb, jobId: string): Promise<void> {
 describe('batch job totals (migration 014)', () => {
   let db: PgliteDb;
   beforeAll(async () => {
-    db = await PgliteDb.open(null);
-    await migrate(db, MIGRATIONS.filter((migration) => migration.version < 14));
-    await db.exec(`SET session_replication_role = replica`); // no organization or project rows needed
+    db = await storeBeforeMigration(14); // foreign keys off: no organization or project rows needed
     await insertJob(db, 'before');
     await insertItems(db, 'before');
     await db.exec(`SET session_replication_role = origin`);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { releaseStaleReservations } from '../../../lib/store/credits.js';
 import { migrate } from '../../../lib/store/migrate.js';
-import { MIGRATIONS } from '../../../lib/store/migrations/index.js';
-import { PgliteDb } from '../../../lib/store/pglite-db.js';
+import type { PgliteDb } from '../../../lib/store/pglite-db.js';
+import { storeBeforeMigration } from '../../support/migration-store.js';
 
 async function insertHold(db: PgliteDb, id: string, expiresAt: string | null): Promise<void> {
   await db.query(
@@ -17,9 +17,7 @@ async function insertHold(db: PgliteDb, id: string, expiresAt: string | null): P
 describe('open hold indexes (migration 016)', () => {
   let db: PgliteDb;
   beforeAll(async () => {
-    db = await PgliteDb.open(null);
-    await migrate(db, MIGRATIONS.filter((migration) => migration.version < 16));
-    await db.exec(`SET session_replication_role = replica`); // no organization row needed
+    db = await storeBeforeMigration(16); // foreign keys off: no organization row needed
     await db.exec(`INSERT INTO credit_periods (organization_id, period_start, environment, reserved_micro) VALUES ('org', '2026-11-01', 'live', 300)`);
     await insertHold(db, 'expired-before', '2026-11-01T00:00:00Z');
     await insertHold(db, 'batch-before', null);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settleStored } from '../../../lib/store/stored-settlements.js';
 import { migrate } from '../../../lib/store/migrate.js';
-import { MIGRATIONS } from '../../../lib/store/migrations/index.js';
-import { PgliteDb } from '../../../lib/store/pglite-db.js';
+import type { PgliteDb } from '../../../lib/store/pglite-db.js';
+import { storeBeforeMigration } from '../../support/migration-store.js';
 
 const TOTALS = `SELECT reserved_micro AS reserved, spent_micro AS spent FROM credit_period_totals
                  WHERE organization_id = 'org' AND period_start = '2026-11-01' AND environment = 'live'`;
@@ -22,9 +22,7 @@ async function insertHold(db: PgliteDb, id: string, amount: number): Promise<voi
 describe('settlement stripes (migration 015)', () => {
   let db: PgliteDb;
   beforeAll(async () => {
-    db = await PgliteDb.open(null);
-    await migrate(db, MIGRATIONS.filter((migration) => migration.version < 15));
-    await db.exec(`SET session_replication_role = replica`); // no organization row needed
+    db = await storeBeforeMigration(15); // foreign keys off: no organization row needed
     await db.exec(`INSERT INTO credit_periods (organization_id, period_start, environment, reserved_micro, spent_micro)
                    VALUES ('org', '2026-11-01', 'live', 0, 500)`);
     await insertHold(db, 'open-across', 300);
