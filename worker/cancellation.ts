@@ -2,7 +2,7 @@
  * The abort signal of the worker's own deadlines (a job's, a fetch attempt's): what the worker's code
  * reads of an AbortSignal (`aborted`, `reason`, 'abort' listeners) on a plain EventTarget. Node 20
  * makes each AbortSignal by changing an EventTarget's prototype, about 2.5 µs and a slow object per
- * signal, and a fetch job needed two (docs/platform.md, "Performance"). `toAbortSignal` makes a real
+ * signal, and a fetch job needed two (docs/fetch-engine.md, "The worker per job"). `toAbortSignal` makes a real
  * one, once, for the APIs that need it (impit, `AbortSignal.any`).
  */
 export class Cancellation extends EventTarget {
