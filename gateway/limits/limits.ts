@@ -94,12 +94,14 @@ class Fallback {
   run<T>(shared: () => Promise<T>, local: () => Promise<T>, undoLate: (late: T) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const pending = shared();
+      // Through a promise, so a local limiter that throws rejects this call even from the timer's callback.
+      const decideLocally = (): void => void Promise.resolve().then(local).then(resolve, reject);
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
         pending.then(undoLate, () => undefined);
         this.warn(new Error(`no answer within ${this.timeoutMs} ms`));
-        local().then(resolve, reject);
+        decideLocally();
       }, this.timeoutMs);
       pending.then(
         (value) => {
@@ -112,7 +114,7 @@ class Fallback {
           clearTimeout(timer);
           if (error instanceof ServiceError) return reject(error);
           this.warn(error);
-          local().then(resolve, reject);
+          decideLocally();
         },
       );
     });
