@@ -8,6 +8,7 @@ import { releaseStaleReservations } from '../lib/store/credits.js';
 import { createApp } from './app.js';
 import { answerMalformedRequests } from './client-error.js';
 import { startRequestLogPurge } from './request-log/purge.js';
+import { startStoreMaintenance } from './store-maintenance.js';
 import { RequestLogWriter } from './request-log/log-writer.js';
 import { startBatchDispatcher, type BatchDispatcher, type DispatcherHooks } from './batch/dispatcher.js';
 import { startWebhookDeliverer } from './webhooks/deliverer.js';
@@ -74,6 +75,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     server.listen(deps.config.PORT, deps.config.HOST, () => resolve());
   });
   const requestLogPurge = startRequestLogPurge(context);
+  const storeMaintenance = startStoreMaintenance(context);
   const batchDispatcher = startBatchDispatcher(context, { hooks: batchHooks });
   const webhookDeliverer = startWebhookDeliverer(context);
   const sweeper = setInterval(() => {
@@ -101,7 +103,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       timer.unref();
-      await Promise.all([closed, batchDispatcher.stop(graceMs), webhookDeliverer.stop(), requestLogPurge.stop()]);
+      await Promise.all([closed, batchDispatcher.stop(graceMs), webhookDeliverer.stop(), requestLogPurge.stop(), storeMaintenance?.stop()]);
       clearTimeout(timer);
       // Handlers whose connection was cut at the deadline still settle holds and write their log.
       await context.work.drain(Math.max(0, deadline - Date.now()) + SETTLE_AFTER_GRACE_MS);
