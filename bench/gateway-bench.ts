@@ -75,7 +75,9 @@ async function compare(page: string, api: { url: string; secret: string }): Prom
   return { direct: await figures(direct), viaApi: await figures(viaApi) };
 }
 
-function print(mode: string, { direct, viaApi }: { direct: Figures; viaApi: Figures }): void {
+type Comparison = { direct: Figures; viaApi: Figures };
+
+function print(mode: string, { direct, viaApi }: Comparison): void {
   const row = (name: string, f: Figures) =>
     `  ${name.padEnd(20)} p50 ${f.p50.toFixed(2).padStart(7)} ms   p95 ${f.p95.toFixed(2).padStart(7)} ms   ${f.rps.toFixed(0).padStart(6)} req/s at c=${CONCURRENCY}`;
   console.log(`${mode}:`);
@@ -86,13 +88,37 @@ function print(mode: string, { direct, viaApi }: { direct: Figures; viaApi: Figu
   console.log(`  added p50 ${added.toFixed(2)} ms (target <= 2), throughput ${ratio.toFixed(3)}x direct (target >= 0.2)`);
 }
 
+const DISTRIBUTED = 'distributed (PostgreSQL + NATS, gateway and fetch worker processes)';
+const FLOOR = 'architecture floor (the same hops with no Trawler code: bench/floor/)';
+
+/**
+ * Distributed mode next to the floor measured in the same run: what Trawler's own code adds to the
+ * bare hops, and whether the floor itself meets the targets on this machine now (when it does not,
+ * no code on those hops can).
+ */
+function printAgainstFloor(measured: Map<string, Comparison>): void {
+  const service = measured.get(DISTRIBUTED);
+  const floor = measured.get(FLOOR);
+  if (!service || !floor) return;
+  const added = service.viaApi.p50 - service.direct.p50 - (floor.viaApi.p50 - floor.direct.p50);
+  const verdict = (met: boolean) => (met ? 'meets' : 'misses');
+  const floorLatency = verdict(floor.viaApi.p50 - floor.direct.p50 <= 2);
+  const floorThroughput = verdict(floor.viaApi.rps / floor.direct.rps >= 0.2);
+  console.log('distributed against the floor, this run:');
+  console.log(`  added p50 ${added.toFixed(2)} ms over the floor's, throughput ${(service.viaApi.rps / floor.viaApi.rps).toFixed(3)}x the floor's`);
+  console.log(`  the floor itself ${floorLatency} the latency target and ${floorThroughput} the throughput target on this machine now`);
+}
+
 async function main(): Promise<void> {
   const site = await startTargetSite();
   const page = `${site.origin}/static/article.html`;
   console.log(`fetch tier overhead, ${SEQUENTIAL} sequential requests, ${THROUGHPUT_SECONDS} s throughput runs at concurrency ${CONCURRENCY}`);
+  const measured = new Map<string, Comparison>();
   const measureProcesses = async (title: string, service: ServiceProcesses) => {
     try {
-      print(title, await compare(page, service));
+      const comparison = await compare(page, service);
+      measured.set(title, comparison);
+      print(title, comparison);
     } finally {
       await service.stop();
     }
@@ -101,13 +127,14 @@ async function main(): Promise<void> {
   if (MODES.includes('distributed')) {
     const service = await startDistributed();
     if (service === null) console.log('distributed: skipped, PostgreSQL or NATS not reachable');
-    else await measureProcesses('distributed (PostgreSQL + NATS, gateway and fetch worker processes)', service);
+    else await measureProcesses(DISTRIBUTED, service);
   }
   if (MODES.includes('floor')) {
     const floor = await startArchitectureFloor();
     if (floor === null) console.log('architecture floor: skipped, PostgreSQL or NATS not reachable');
-    else await measureProcesses('architecture floor (the same hops with no Trawler code: bench/floor/)', floor);
+    else await measureProcesses(FLOOR, floor);
   }
+  printAgainstFloor(measured);
   if (MODES.includes('in-process')) {
     const service = await startEmbedded({ engines: ['fetch'], checkBusMessages: false });
     await service.db.query('UPDATE organizations SET rate_limit_per_second = 1000000, concurrency_limit = 10000');
