@@ -1,10 +1,11 @@
-import { autovacuumIsOff, vacuumOwnTables } from '../lib/store/maintenance.js';
+import { autovacuumIsOff, maintainEmbeddedStore } from '../lib/store/maintenance.js';
 import type { GatewayContext } from './context.js';
 import { startPeriodic, type PeriodicTask } from './periodic.js';
 
 /**
  * The store's upkeep (docs/platform.md, "Store maintenance"). The embedded store (PGlite) has no
- * autovacuum, so the gateway that owns it vacuums Trawler's tables every STORE_VACUUM_SECONDS (0: never).
+ * autovacuum and no checkpointer, so the gateway that owns it vacuums Trawler's tables and takes a
+ * checkpoint every STORE_VACUUM_SECONDS (0: never).
  * A PostgreSQL server vacuums itself; the gateway only checks once that its autovacuum is on and warns
  * when it is not. Null when there is nothing to run.
  */
@@ -30,8 +31,8 @@ export function startStoreMaintenance(
     autoStart: options.autoStart,
     pass: async () => {
       const started = performance.now();
-      const tables = await vacuumOwnTables(db);
-      logger.debug({ tables, ms: Math.round(performance.now() - started) }, 'embedded store vacuumed');
+      const tables = await maintainEmbeddedStore(db);
+      logger.debug({ tables, ms: Math.round(performance.now() - started) }, 'embedded store vacuumed and checkpointed');
     },
     onError: (error) => logger.warn({ err: error }, 'vacuuming the embedded store failed'),
   });

@@ -59,8 +59,8 @@ export const ConfigSchema = z.object({
   REQUEST_LOG_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
   /** Longest wait of a request-log entry for its batched write (docs/request-log.md, "Batched writes"). */
   REQUEST_LOG_FLUSH_MS: z.coerce.number().int().min(1).max(10_000).default(50),
-  /** Seconds between VACUUM (ANALYZE) passes over the embedded store (PGlite has no autovacuum); 0 turns them off. */
-  STORE_VACUUM_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /** Seconds between maintenance passes over the embedded store (VACUUM (ANALYZE) and CHECKPOINT: PGlite has no autovacuum and no checkpointer); 0 turns them off. */
+  STORE_VACUUM_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   /** Monthly allowance given to organizations created by bootstrap or the CLI, whole credits. */
   DEFAULT_MONTHLY_CREDITS: z.coerce.number().int().min(0).default(100_000),
   DEFAULT_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(20),

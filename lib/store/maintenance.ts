@@ -1,12 +1,13 @@
 import type { Db, Queryable } from './db.js';
 
 /**
- * Vacuuming, which PostgreSQL's autovacuum does for a server and nothing does for PGlite: PGlite runs
- * PostgreSQL as one single-user backend, with no autovacuum launcher (`SHOW autovacuum` still says
- * on). Without VACUUM, the space of rows Trawler deletes (the request log and cache purges) and of old
- * versions of rows it updates (batch items, sessions, the month's ledger row) is never reused, so
- * the data directory grows for as long as the service runs, and without ANALYZE the planner never has
- * statistics (docs/platform.md, "Store maintenance").
+ * Vacuuming and checkpoints, which a PostgreSQL server's background processes do and nothing does for
+ * PGlite: PGlite runs PostgreSQL as one single-user backend, with no autovacuum launcher (`SHOW
+ * autovacuum` still says on) and no checkpointer. Without VACUUM, the space of rows Trawler deletes (the
+ * request log and cache purges) and of old versions of rows it updates (batch items, sessions, the
+ * month's ledger row) is never reused, and without ANALYZE the planner never has statistics; without
+ * a checkpoint, no WAL segment is ever removed. Either way the data directory grows for as long as the
+ * service runs (docs/platform.md, "Store maintenance").
  */
 
 /** Trawler's own tables (the public schema), not the catalogues, which the migrations alone change. */
@@ -16,14 +17,17 @@ async function ownTables(db: Queryable): Promise<string[]> {
 }
 
 /**
- * VACUUM (ANALYZE) of Trawler's tables: the space of dead rows becomes reusable and the planner's
- * statistics are refreshed. PGlite runs it on the event loop's thread and every other statement
- * waits for it; it reads only the pages changed since the last pass (the visibility map), a few tens
- * of milliseconds after 20,000 rows of churn. Returns the tables vacuumed.
+ * VACUUM (ANALYZE) of Trawler's tables, then a CHECKPOINT: the space of dead rows becomes reusable,
+ * the planner's statistics are refreshed, and the WAL written before the checkpoint can be recycled.
+ * PGlite runs both on the event loop's thread and every other statement waits for them; the vacuum
+ * reads only the pages changed since the last pass (the visibility map), a few tens of milliseconds
+ * after 20,000 rows of churn, and the checkpoint writes the pages changed since the last one. Returns
+ * the tables vacuumed.
  */
-export async function vacuumOwnTables(db: Db): Promise<number> {
+export async function maintainEmbeddedStore(db: Db): Promise<number> {
   const tables = await ownTables(db);
   if (tables.length > 0) await db.exec(`VACUUM (ANALYZE) ${tables.join(', ')}`);
+  await db.exec('CHECKPOINT');
   return tables.length;
 }
 
