@@ -16,13 +16,14 @@
 import { randomUUID } from 'node:crypto';
 import { createOrganization, createProject } from '../lib/store/accounts.js';
 import { periodStartDate } from '../lib/store/allowance-period.js';
-import { holdClauses } from '../lib/store/credits.js';
+import { reserveStoredCredits } from '../lib/store/credits.js';
 import type { Db } from '../lib/store/db.js';
 import { newId } from '../lib/ids.js';
 import { takeTokenAndClaimSlot } from '../lib/store/limits.js';
 import { autovacuumIsOff } from '../lib/store/maintenance.js';
 import { openStore } from '../lib/store/open.js';
-import { createTestDatabase, distributedServicesAvailable } from '../test/support/services.js';
+import { PgDb } from '../lib/store/pg-db.js';
+import { POSTGRES_ADMIN_URL, createTestDatabase, distributedServicesAvailable } from '../test/support/services.js';
 import { procCpuMicros } from './proc-cpu.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
@@ -36,6 +37,7 @@ const ASYNC_COMMIT = `(SELECT set_config('synchronous_commit', 'off', true)) AS 
 interface Account {
   organizationId: string;
   projectId: string;
+  organizationCreatedAt: Date;
   periodStart: string;
   keyId: string;
 }
@@ -49,9 +51,6 @@ const dispatch = () => new Promise((resolve) => setTimeout(resolve, 1));
 function settle(db: Db, reservationId: string, leaseHolder: string | null): Promise<boolean> {
   return db.settlementGroups!.settle({ reservationId, chargedMicro: PRICE, engine: 'fetch', leaseHolder });
 }
-
-const HOLD_SQL = `WITH ${holdClauses({ organization: '$1', start: '$2', environment: '$3', amount: '$4', allowance: '$5', id: '$6', project: '$7', requestId: '$8' }, 'true')}
-  SELECT 1 FROM reserved, ${ASYNC_COMMIT}`;
 
 const SCRAPES: Record<string, Scrape> = {
   async scrape(db, account) {
@@ -68,9 +67,7 @@ const SCRAPES: Record<string, Scrape> = {
     return settle(db, id, holder);
   },
   async hold(db, account) {
-    const id = newId();
-    const held = await db.query(HOLD_SQL, [account.organizationId, account.periodStart, 'live', PRICE, ALLOWANCE, id, account.projectId, id], { name: 'bench_hold' });
-    if (held.rows.length === 0) throw new Error('the hold was refused');
+    const { id } = await reserveStoredCredits(db, { ...account, monthlyCreditsMicro: ALLOWANCE, environment: 'live' }, PRICE);
     await dispatch();
     return settle(db, id, null);
   },
@@ -121,7 +118,13 @@ async function measure(variant: string): Promise<void> {
   try {
     const organization = await createOrganization(db, 'bench', { monthlyCreditsMicro: ALLOWANCE, rateLimitPerSecond: 1e6, concurrencyLimit: 10_000 });
     const project = await createProject(db, organization.id, 'bench');
-    const account = { organizationId: organization.id, projectId: project.id, periodStart: periodStartDate(organization.created_at, Date.now()), keyId: newId() };
+    const account = {
+      organizationId: organization.id,
+      projectId: project.id,
+      organizationCreatedAt: organization.created_at,
+      periodStart: periodStartDate(organization.created_at, Date.now()),
+      keyId: newId(),
+    };
     await db.query(`INSERT INTO credit_periods (organization_id, period_start, environment) VALUES ($1, $2, 'live')`, [account.organizationId, account.periodStart]);
     await db.query('CREATE TABLE floor_holds (id text PRIMARY KEY, amount bigint NOT NULL, charged bigint)');
     const scrape = SCRAPES[variant];
@@ -148,11 +151,9 @@ async function main(): Promise<void> {
     console.log('ledger statements: skipped, PostgreSQL not reachable');
     return;
   }
-  const probe = await createTestDatabase();
-  const db = await openStore({ databaseUrl: probe.url, dataDir: null });
-  const off = await autovacuumIsOff(db);
-  await db.close();
-  await probe.drop();
+  const server = new PgDb(POSTGRES_ADMIN_URL, { size: 1, timeoutMs: 5000 });
+  const off = await autovacuumIsOff(server);
+  await server.close();
   console.log(
     `PostgreSQL CPU per scrape of the ledger statements, c=${CONCURRENCY}, ${WINDOWS} windows of ${REQUESTS} scrapes on a fresh database (server autovacuum ${off ? 'off' : 'on'})`,
   );
