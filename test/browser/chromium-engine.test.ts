@@ -129,6 +129,19 @@ describe('chromium engine', { timeout: 40_000 }, () => {
     expect(page.blocked?.vendor).toBe('cloudflare');
   });
 
+  it('answers SSRF_BLOCKED when a script of the page navigates it to a private address', async () => {
+    const failure = await failureOf(render({ url: `${fixture.site.origin}/script-navigates-private`, wait: 500 }));
+    expect(failure.code).toBe('ERR::SECURITY::SSRF_BLOCKED');
+    expect(fixture.site.privateConnections()).toBe(0);
+  });
+
+  it('returns the target\'s empty body, not Chromium\'s error page, for an error status without a body', async () => {
+    const page = await render({ url: `${fixture.site.origin}/empty-403` });
+    expect(page.status).toBe(403);
+    expect(page.finalUrl).toBe(`${fixture.site.origin}/empty-403`);
+    expect(page.text).toBe('');
+  });
+
   it('refuses headless=false on obscura with CAPABILITY_UNSUPPORTED', async () => {
     const obscura = new BrowserEngine({ name: 'obscura', guard: fixture.guard, capacity: 1 });
     const failure = await failureOf(obscura.fetch(job('obscura', { url: `${fixture.site.origin}/static`, headless: false }), context()));

@@ -109,6 +109,19 @@ describe('obscura engine', { timeout: 30_000 }, () => {
     expect(fixture.site.privateConnections()).toBe(0);
   });
 
+  it('answers SSRF_BLOCKED when a script of the page navigates it to a private address', async () => {
+    const failure = await failureOf(render({ url: `${fixture.site.origin}/script-navigates-private`, wait: 500 }));
+    expect(failure.code).toBe('ERR::SECURITY::SSRF_BLOCKED');
+    expect(fixture.site.privateConnections()).toBe(0);
+  });
+
+  it('describes the document a script navigated to, not the first one', async () => {
+    const page = await render({ url: `${fixture.site.origin}/script-navigates`, wait_for: 'h1' });
+    expect(page.finalUrl).toBe(`${fixture.site.origin}/gone`);
+    expect(page.status).toBe(410);
+    expect(page.text).toContain('Second page');
+  });
+
   it('does not carry cookies or storage from one request to the next', async () => {
     const first = await render({
       url: `${fixture.site.origin}/static`,

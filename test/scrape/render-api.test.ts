@@ -98,4 +98,16 @@ describe('render engines through the API', () => {
     expect(((await response.json()) as { code: string }).code).toBe('ERR::SECURITY::SSRF_BLOCKED');
     expect(site.privateConnections()).toBe(0);
   });
+
+  it('fails a page whose script navigates to a private address with SSRF_BLOCKED at 0 credits, and caches nothing', async () => {
+    for (const attempt of [1, 2]) {
+      const response = await fetch(`${service.url}/v1/scrape`, jsonPost(service.secret, { url: `${site.origin}/script-navigates-private`, js_render: true }));
+      expect(response.status, `attempt ${attempt}`).toBe(400);
+      expect(response.headers.get('x-credits-charged')).toBe('0');
+      expect(response.headers.get('cache-state')).not.toBe('hit');
+      expect(((await response.json()) as { code: string }).code).toBe('ERR::SECURITY::SSRF_BLOCKED');
+    }
+    expect(site.hits('/script-navigates-private')).toBe(2);
+    expect(site.privateConnections()).toBe(0);
+  });
 });

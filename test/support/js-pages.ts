@@ -78,6 +78,11 @@ function pages(privateOrigin: string): Record<string, () => { status?: number; t
       ),
     }),
     '/redirect-private': () => ({ status: 302, headers: { location: `${privateOrigin}/secret` }, body: '' }),
+    // Navigates while it is parsed, before any capture could happen.
+    '/script-navigates-private': () => ({ body: html(`<p>first page</p><script>location.replace("${privateOrigin}/nav");</script>`) }),
+    '/script-navigates': () => ({ body: html('<p>first page</p><script>location.replace("/gone");</script>') }),
+    '/gone': () => ({ status: 410, body: html('<h1>Second page</h1>') }),
+    '/empty-403': () => ({ status: 403, body: '' }),
     '/download.bin': () => ({ type: 'application/octet-stream', headers: { 'content-disposition': 'attachment; filename=x.bin' }, body: Buffer.alloc(64, 1) }),
     '/images': () => ({ body: html('<img id="pic" src="/img.png" width="10" height="10"><p>pictures</p>') }),
     '/img.png': () => ({ type: 'image/png', body: Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6300010000050001' + '0d0a2db40000000049454e44ae426082', 'hex') }),

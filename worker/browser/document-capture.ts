@@ -1,4 +1,5 @@
 import type { Page, Response } from 'playwright-core';
+import { isChromeErrorPage } from './main-document.js';
 import type { PageDom } from './page-dom.js';
 
 export interface CapturedDocument {
@@ -21,12 +22,16 @@ export function mediaTypeOf(headers: Record<string, string>): string {
  * The page as the caller gets it: the rendered DOM for HTML documents (read over CDP when the
  * browser allows, see PageDom); for anything else
  * (JSON, plain text, images) the bytes the target sent, since Chromium's viewer wrapper is not the
- * target's content.
+ * target's content. Chromium shows its own error page only for an HTTP error status with an empty body
+ * (a failed navigation fails the render before this): the caller gets the target's URL and empty body,
+ * not that page (which the response's body would also return).
  */
 export async function captureDocument(page: Page, response: Response, dom: PageDom): Promise<CapturedDocument> {
   const headers = await response.allHeaders();
   const mediaType = mediaTypeOf(headers);
-  const base = { finalUrl: page.url(), status: response.status(), headers, mediaType };
+  const errorPage = isChromeErrorPage(page.url());
+  const base = { finalUrl: errorPage ? response.url() : page.url(), status: response.status(), headers, mediaType };
+  if (errorPage) return { ...base, text: TEXTUAL.test(mediaType) ? '' : null, body: Buffer.alloc(0) };
   if (HTML_TYPES.has(mediaType)) {
     // XHTML is serialised as XML by page.content(); the DOM domain's markup is for HTML documents.
     const html = (mediaType === 'text/html' ? await dom.html() : null) ?? (await page.content());

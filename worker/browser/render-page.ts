@@ -8,6 +8,7 @@ import { EGRESS_ERROR_HEADER, type EgressLease } from '../egress/guard.js';
 import type { RawPage } from '../engine.js';
 import { runActions } from './action-runner.js';
 import { installContextGuard } from './context-guard.js';
+import { MainDocument } from './main-document.js';
 import { captureDocument, printPdf } from './document-capture.js';
 import { VIEWPORT_HEADFUL, VIEWPORT_HEADLESS } from './launch-args.js';
 import { NetworkRecorder } from './network-recorder.js';
@@ -94,11 +95,12 @@ async function renderInContext(
     method: params.method,
   });
   const page = await context.newPage();
+  const mainDocument = new MainDocument(page);
   const recorder = capture ? new NetworkRecorder(capture, clock.startedAt) : null;
   recorder?.attach(page);
 
   const navStarted = Date.now();
-  const response = await clock.run('navigate', () => navigate(page, params.url, lease, remaining));
+  const response = await clock.run('navigate', () => navigate(page, mainDocument, params.url, lease, remaining));
   const upstreamMs = Date.now() - navStarted;
   await page.waitForLoadState('load', { timeout: Math.max(1, Math.min(LOAD_GRACE_MS, remaining())) }).catch(() => undefined);
   const dom = new PageDom(page);
@@ -136,6 +138,7 @@ async function renderInContext(
     actionResults = outcome.results;
     screenshots.push(...outcome.screenshots);
   }
+  if (mainDocument.navigating) await clock.run('follow_navigation', () => mainDocument.settle(Math.min(LOAD_GRACE_MS, remaining())));
   if (params.screenshot && request.canRasterise) {
     const shot = await clock
       .run('screenshot', () =>
@@ -161,7 +164,7 @@ async function renderInContext(
     }
     pdf = await clock.run('pdf', () => printPdf(page));
   }
-  const document = await clock.run('capture', () => captureDocument(page, response, dom));
+  const document = await clock.run('capture', () => captureDocument(page, currentDocument(mainDocument, response, lease), dom));
   const network: NetworkEntry[] | undefined = recorder ? (await recorder.finish()).entries : undefined;
   const session = request.session ? await sessionStateAfter(context, request.session) : undefined;
   const blocked = detectChallenge({
@@ -173,11 +176,27 @@ async function renderInContext(
   return { ...document, pdf, screenshots, network, actionResults, warnings, blocked, session, upstreamMs };
 }
 
-async function navigate(page: Page, url: string, lease: EgressLease, remaining: () => number): Promise<Response> {
+/**
+ * The response of the document the page shows now. A later navigation of the page's own that the
+ * guard refused, or that failed, fails the render as the first navigation would have.
+ */
+function currentDocument(mainDocument: MainDocument, first: Response, lease: EgressLease): Response {
+  const current = mainDocument.response(first);
+  const refusal = current.headers()[EGRESS_ERROR_HEADER];
+  if (refusal !== undefined) throw egressRefusal(lease, refusal);
+  const failed = mainDocument.failedNavigation();
+  if (failed !== null) throw navigationError(new Error(failed), lease, false);
+  return current;
+}
+
+async function navigate(page: Page, mainDocument: MainDocument, url: string, lease: EgressLease, remaining: () => number): Promise<Response> {
   let response: Response | null;
   try {
     response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: Math.max(1, remaining()) });
   } catch (error) {
+    // Full Chromium fails the navigation of an HTTP error status with an empty body; the target did answer.
+    const answered = mainDocument.errorStatusWithoutBody(error);
+    if (answered) return answered;
     const mapped = navigationError(error, lease, remaining() <= 0);
     if (mapped.code === 'ERR::ENGINE::RENDER_FAILED') throw new BrowserBroken(mapped);
     throw mapped;
