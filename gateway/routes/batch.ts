@@ -9,6 +9,7 @@ import { jsonBody } from '../middleware/json-body.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
 import { jobObjectOf, jobObjects } from '../batch/job-view.js';
 import { checkNoBody, encodeListCursor, jobIdFrom, noQuery, parseJobListQuery, parseResultsQuery } from '../batch/query.js';
+import { noQueryParameters } from '../query-parameters.js';
 import { resultsPage } from '../batch/results.js';
 import { appendItems, cancelJob, closeJob, createJob, notFound, requireJob, retryJob } from '../batch/service.js';
 
@@ -24,7 +25,7 @@ export function batchRoutes(context: GatewayContext): Router {
 
   router
     .route('/v1/batch')
-    .post(withBatch, jsonBody({ required: true }), async (_req, res) => {
+    .post(withBatch, noQueryParameters, jsonBody({ required: true }), async (_req, res) => {
       const { job, warnings } = await createJob(context, principalOf(res), res.locals.body);
       res.setHeader('X-Credits-Charged', '0');
       res.status(202).json(await jobObjectOf(context.db, job, warnings));
@@ -51,7 +52,7 @@ export function batchRoutes(context: GatewayContext): Router {
 
   router
     .route('/v1/batch/:batchID/items')
-    .post(withBatch, jsonBody({ required: true }), async (req, res) => {
+    .post(withBatch, noQueryParameters, jsonBody({ required: true }), async (req, res) => {
       const job = await loadJob(req, res);
       const appended = await appendItems(context, principalOf(res), job.id, res.locals.body);
       res.setHeader('X-Credits-Charged', '0');

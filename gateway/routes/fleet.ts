@@ -3,13 +3,14 @@ import { ServiceError } from '../../lib/errors/index.js';
 import type { GatewayContext } from '../context.js';
 import { scope } from '../middleware/auth.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
+import { noQueryParameters } from '../query-parameters.js';
 
 /** GET /v1/workers (any valid key) and GET /v1/browser (scope `browser`, not available). */
 export function fleetRoutes(context: GatewayContext): Router {
   const router = Router();
   router
     .route('/v1/workers')
-    .get((_req, res) => {
+    .get(noQueryParameters, (_req, res) => {
       res.json({
         workers: context.directory.list(),
         engines: context.directory.summary(),

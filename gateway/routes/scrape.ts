@@ -9,6 +9,7 @@ import { inOrder } from '../middleware/in-order.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { principalOf, scope } from '../middleware/auth.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
+import { noQueryParameters } from '../query-parameters.js';
 import { scrapeParseOptions } from '../scrape/admission-hold.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
 import { performScrape, ScrapeFailed, type ScrapeRecord, type ScrapeSucceeded } from '../scrape/scrape-service.js';
@@ -53,7 +54,7 @@ export function scrapeShortcut(context: GatewayContext, before: RequestHandler[]
 function scrapeHandlers(context: GatewayContext): { get: RequestHandler[]; post: RequestHandler[] } {
   return {
     get: [scope('scrape'), handler(context, (req, _res, defaults) => parseScrapeQuery(req.query as Record<string, unknown>, scrapeParseOptions(context, defaults)))],
-    post: [scope('scrape'), jsonBody({ required: true }), handler(context, (_req, res, defaults) => parseScrapeBody(res.locals.body, scrapeParseOptions(context, defaults)))],
+    post: [scope('scrape'), noQueryParameters, jsonBody({ required: true }), handler(context, (_req, res, defaults) => parseScrapeBody(res.locals.body, scrapeParseOptions(context, defaults)))],
   };
 }
 

@@ -10,6 +10,7 @@ import { principalOf, scope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
 import { noQuery } from '../batch/query.js';
+import { noQueryParameters } from '../query-parameters.js';
 import { newWebhookSecret } from '../webhooks/signature.js';
 
 export const CreateEndpointSchema = z.strictObject({
@@ -22,7 +23,7 @@ export function webhookRoutes(context: GatewayContext): Router {
   const router = Router();
   router
     .route('/v1/webhooks')
-    .post(scope('batch'), jsonBody({ required: true }), async (_req, res) => {
+    .post(scope('batch'), noQueryParameters, jsonBody({ required: true }), async (_req, res) => {
       const parsed = CreateEndpointSchema.safeParse(res.locals.body);
       if (!parsed.success) throw invalidParameter(parsed.error);
       const url = checkTargetUrl(parsed.data.url, context.egressPolicy).href;

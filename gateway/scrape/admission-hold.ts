@@ -11,6 +11,7 @@ import type { GatewayContext } from '../context.js';
 import { principalOf, requireScope } from '../middleware/auth.js';
 import { readJsonBody } from '../middleware/json-body.js';
 import { checkUrlInput } from '../middleware/url-input.js';
+import { rejectQueryParameters } from '../query-parameters.js';
 import { deploymentOf } from './deployment.js';
 
 /** How /v1/scrape parses its parameters (routes/scrape.ts and the hold priced before admission). */
@@ -36,6 +37,7 @@ export async function admissionHoldFor(context: GatewayContext, req: Request, re
     const options = scrapeParseOptions(context, principal.project.defaults as ProjectDefaults);
     let params: ScrapeParams;
     if (req.method === 'POST') {
+      rejectQueryParameters(req);
       const bodyRead = readJsonBody(req, res, { required: true });
       res.locals.bodyRead = bodyRead;
       bodyRead.catch(() => undefined); // answered by json-body.ts, in the route's order

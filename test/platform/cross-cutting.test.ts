@@ -76,6 +76,28 @@ describe('cross-cutting rules', () => {
     expect(body.detail).toContain('colour');
   });
 
+  it('names a query parameter on the routes whose parameters are in the body or that take none (rule 3), and spends nothing', async () => {
+    const json = jsonPost(service.secret, { url: 'http://127.0.0.1/' });
+    const answers = await Promise.all([
+      fetch(`${service.url}/v1/scrape?js_render=true`, json),
+      fetch(`${service.url}/v1/batch?colour=red`, jsonPost(service.secret, { urls: ['http://127.0.0.1/'] })),
+      fetch(`${service.url}/v1/webhooks?colour=red`, jsonPost(service.secret, { url: 'https://hooks.example.test/x' })),
+      fetch(`${service.url}/v1/workers?colour=red`, authed(service.secret)),
+    ]);
+    for (const response of answers) {
+      expect(response.status, response.url).toBe(400);
+      const body = await problem(response);
+      expect(body.code).toBe('ERR::REQUEST::INVALID_PARAMETER');
+      expect(body.detail).toMatch(/js_render|colour/);
+    }
+    expect(answers[0].headers.get('x-credits-charged')).toBe('0');
+    const jobs = (await (await fetch(`${service.url}/v1/batch`, authed(service.secret))).json()) as { batches: unknown[] };
+    expect(jobs.batches).toEqual([]);
+    // A query-string key is no parameter: ignored as on every route but /v1/browser.
+    const withKey = await fetch(`${service.url}/v1/workers?api_key=anything`, authed(service.secret));
+    expect(withKey.status).toBe(200);
+  });
+
   it('answers problem+json with every always-present field, type built from DOCS_URL (rule 4)', async () => {
     const response = await fetch(`${service.url}/v1/workers`);
     const body = await problem(response);
