@@ -54,6 +54,9 @@ function candidateRungs(params: ScrapeParams, session: SessionPin | undefined): 
     if (params.stealth && session.engine !== 'camoufox') {
       throw incompatible(`session_id is pinned to engine ${session.engine}; stealth=true needs camoufox`);
     }
+    if (params.js_render && session.engine === 'fetch') {
+      throw incompatible('session_id is pinned to engine fetch, which runs no JavaScript; js_render=true needs a browser session');
+    }
     return [session.engine];
   }
   if (params.engine !== null) return [params.engine];

@@ -93,6 +93,16 @@ describe('engine plan errors', () => {
       'session_id is pinned to engine chromium',
     );
   });
+
+  it.each([
+    [{ js_render: true }, 'fetch', 'js_render=true needs a browser session'],
+  ] as const)('%j on a %s session is INCOMPATIBLE_FLAGS', (fields, engine, detail) => {
+    expectServiceError(() => planEngines(body({ session_id: 's', ...fields }), deployment(), { engine }), 'ERR::REQUEST::INCOMPATIBLE_FLAGS', detail);
+  });
+
+  it('js_render=true on a browser session renders on the session engine', () => {
+    expect(planEngines(body({ session_id: 's', js_render: true }), deployment(), { engine: 'chromium' }).rungs).toEqual(['chromium']);
+  });
 });
 
 describe('challenge climb to camoufox (bot-challenge rules 3 and 6)', () => {
