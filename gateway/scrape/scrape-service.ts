@@ -64,6 +64,8 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
         if (held.reservation) await settleAndFree(context, request, held.reservation.id, 0, null);
         held.reservation = null;
         context.metrics.scrapes.inc({ engine: hit.engine, outcome: 'cache_hit' });
+        // What the stored page's warnings say of it (RENDER_DEGRADED) holds for every answer it serves.
+        record.warnings.push(...hit.warnings.filter((warning) => !record.warnings.includes(warning)));
         return { ...record, engine: hit.engine, cacheState: 'hit', admissionMs: Date.now() - request.receivedAt, result: hit };
       }
     }

@@ -46,6 +46,16 @@ describe('render engines through the API', () => {
     expect(response.headers.get('x-warning')).toBe('RENDER_DEGRADED');
   });
 
+  it('keeps RENDER_DEGRADED on a cache hit of the degraded page', async () => {
+    const params = { url: `${site.origin}/static?degraded`, js_render: true, wait_for: '#never', wait_for_timeout: 500 };
+    const first = await fetch(`${service.url}/v1/scrape`, jsonPost(service.secret, params));
+    expect(first.headers.get('cache-state')).toBe('miss');
+    const again = await fetch(`${service.url}/v1/scrape`, jsonPost(service.secret, params));
+    expect(again.headers.get('cache-state')).toBe('hit');
+    expect(again.headers.get('x-credits-charged')).toBe('0');
+    expect(again.headers.get('x-warning')).toBe('RENDER_DEGRADED');
+  });
+
   it('takes a screenshot on chromium into the envelope and bills 8 credits', async () => {
     const response = await scrape({ url: `${site.origin}/static`, engine: 'chromium', screenshot: true });
     expect(response.status).toBe(200);
