@@ -58,7 +58,8 @@ export async function createJob(context: GatewayContext, principal: Principal, b
       organization_id: principal.organization.id,
       project_id: principal.project.id,
       environment: principal.key.environment,
-      name: controls.name ?? null,
+      // An empty label is no label: the job object then has no `name`.
+      name: controls.name || null,
       open,
       params: submission.jobParams,
       project_defaults: projectDefaults as Record<string, unknown>,

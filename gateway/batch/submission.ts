@@ -37,6 +37,7 @@ export const RunControlsSchema = z.strictObject({
 });
 type RunControls = z.infer<typeof RunControlsSchema>;
 const RUN_CONTROL_NAMES = new Set(Object.keys(RunControlsSchema.shape));
+const ITEM_LISTS = new Set(['urls', 'items']);
 
 export const ItemSchema = z.looseObject({
   url: z.string({ error: 'must be a string' }),
@@ -76,9 +77,14 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
  */
 export function parseSubmission(body: unknown, context: SubmissionContext, jobParamsForItems?: Record<string, unknown>): ParsedSubmission {
   if (!isJsonObject(body)) throw new ServiceError('ERR::REQUEST::INVALID', 'request body must be a JSON object');
+  const appending = jobParamsForItems !== undefined;
   const controlInput: Record<string, unknown> = {};
   const jobParams: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(body)) (RUN_CONTROL_NAMES.has(name) ? controlInput : jobParams)[name] = value;
+  for (const [name, value] of Object.entries(body)) {
+    if (!RUN_CONTROL_NAMES.has(name)) jobParams[name] = value;
+    // An append's run controls other than its items are accepted and ignored, whatever their value.
+    else if (!appending || ITEM_LISTS.has(name)) controlInput[name] = value;
+  }
   const parsed = RunControlsSchema.safeParse(controlInput);
   if (!parsed.success) throw invalidParameter(parsed.error);
   const controls = parsed.data;
@@ -86,6 +92,8 @@ export function parseSubmission(body: unknown, context: SubmissionContext, jobPa
     throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `job-level parameters: at most ${MAX_JOB_PARAMS_BYTES} bytes serialised`);
   }
   const ownParams = parseJobParams(jobParams, parseOptionsOf(context));
+  // An append's own top-level parameters only validate, but wholly, as a create's would (engine and flag rules included).
+  if (appending && Object.keys(jobParams).length > 0) itemHoldMicro(ownParams, context);
   const rawItems = chooseItems(controls);
   const defaults = jobParamsForItems ?? jobParams;
   // The job's own parameters were just parsed; an append's items run with the stored ones instead.
@@ -127,6 +135,7 @@ function bareItems(jobParams: Record<string, unknown>, context: SubmissionContex
 
 function parseItem(raw: unknown, jobParams: Record<string, unknown>, context: SubmissionContext, bare: ReturnType<typeof bareItems>): ParsedItem {
   if (!isJsonObject(raw)) throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', 'must be an object with url');
+  if (raw.url === undefined || raw.url === null) throw new ServiceError('ERR::REQUEST::MISSING_PARAMETER', 'url: required');
   const parsed = ItemSchema.safeParse(raw);
   if (!parsed.success) throw invalidParameter(parsed.error);
   const { url, external_id: externalId, ...overrides } = parsed.data;

@@ -47,6 +47,7 @@ describe('submission validation', () => {
     [{ urls: ['https://a.example/', 'http://10.0.0.1/'] }, 400, 'ERR::SECURITY::SSRF_BLOCKED', 'Item 1:'],
     [{ items: [{ url: 'https://a.example/' }, { url: 'https://a.example/', wait: 100 }] }, 400, 'ERR::REQUEST::INCOMPATIBLE_FLAGS', 'Item 1:'],
     [{ items: [{ url: 'https://a.example/', nope: true }] }, 400, 'ERR::REQUEST::INVALID_PARAMETER', 'Item 0: nope'],
+    [{ items: [{ url: 'https://a.example/' }, { external_id: 'x' }] }, 400, 'ERR::REQUEST::MISSING_PARAMETER', 'Item 1: url'],
     [{ items: [{ url: 'https://a.example/', external_id: 'x'.repeat(1000), custom_headers: { a: 'b'.repeat(8000) } }] }, 400, 'ERR::REQUEST::INVALID_PARAMETER', 'Item 0:'],
     [{ urls: ['https://a.example/'], custom_headers: { big: 'x'.repeat(70_000) } }, 400, 'ERR::REQUEST::INVALID_PARAMETER', '65536'],
     [{ urls: Array.from({ length: 10_001 }, (_, i) => `https://a.example/${i}`) }, 400, 'ERR::REQUEST::INVALID_PARAMETER', '10000'],
@@ -124,6 +125,32 @@ describe('credits', () => {
     expect((await poor.waitTerminal(created.id as string)).status).toBe('completed');
     const { lines } = await poor.results(created.id as string);
     expect(lines.map((l) => [l.seq, l.external_id])).toEqual([[0, undefined], [1, 'two']]);
+  });
+
+  it('validates an append\'s top-level scrape parameters as a create does, and ignores its run controls whatever their value', async () => {
+    const created = await client.submit({ urls: [`${site.origin}/?v=1`], open: true, name: '' });
+    expect(created).not.toHaveProperty('name');
+    const id = created.id as string;
+    for (const [flags, code] of [
+      [{ screenshot: true }, 'ERR::REQUEST::CAPABILITY_UNSUPPORTED'],
+      [{ wait: 100 }, 'ERR::REQUEST::INCOMPATIBLE_FLAGS'],
+      [{ headless: false }, 'ERR::REQUEST::CAPABILITY_UNSUPPORTED'],
+    ] as const) {
+      const refused = await client.post(`/v1/batch/${id}/items`, { urls: [`${site.origin}/?v=2`], ...flags });
+      expect(refused.status, JSON.stringify(flags)).toBe(400);
+      expect((await problem(refused)).code).toBe(code);
+    }
+    expect((await client.job(id)).total_items).toBe(1);
+    const ignored = await client.post(`/v1/batch/${id}/items`, {
+      urls: [`${site.origin}/?v=3`],
+      name: 42, concurrency: 500, priority: 5000, max_attempts: 99, failure_threshold: 0, credit_budget: 0, webhook_endpoint_id: 'bad', open: false,
+    });
+    expect(ignored.status).toBe(200);
+    const job = ((await ignored.json()) as Json).job as Json;
+    expect(job).toMatchObject({ total_items: 2, concurrency: 10, priority: 100, max_attempts: 3, open: true });
+    expect(job).not.toHaveProperty('name');
+    expect((await client.post(`/v1/batch/${id}/close`)).status).toBe(200);
+    expect((await client.waitTerminal(id)).status).toBe('completed');
   });
 
   it('skips items that would pass credit_budget', async () => {
