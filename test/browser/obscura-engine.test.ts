@@ -14,6 +14,8 @@ describe('obscura engine', { timeout: 30_000 }, () => {
     expect(page.text).toMatch(/^<!DOCTYPE html><html>/i);
     expect(page.blocked).toBeNull();
     expect(page.warnings).toEqual([]);
+    // The same outcome words as the fetch tier's (docs/fetch-engine.md): ok, error, challenge.
+    expect(page.attempts.map((attempt) => attempt.outcome)).toEqual(['ok']);
   });
 
   it('waits for a selector that appears late', async () => {

@@ -81,6 +81,15 @@ describe('html and tag selection', () => {
     expect(kept.body).not.toContain('Reading a table');
   });
 
+  it('keeps the page\'s doctype on html it selected from', () => {
+    const html = '<!DOCTYPE html><html><head><title>T</title></head><body><nav><a href="/">Home</a></nav><article><h1>Tides</h1><p>' + 'The tide turns twice a day. '.repeat(30) + '</p></article></body></html>';
+    for (const params of [{ main_content_only: true }, { exclude_tags: ['nav'] }]) {
+      const out = processContent(htmlInput(html, ARTICLE_URL, { response_format: 'html', ...params }));
+      expect(out.body.startsWith('<!DOCTYPE html><html>'), JSON.stringify(params)).toBe(true);
+      expect(out.body).not.toContain('Home');
+    }
+  });
+
   it('refuses an invalid include_tags selector', () => {
     const input = htmlInput(fixture('article.html'), ARTICLE_URL, { response_format: 'markdown', include_tags: ['div[['] });
     expect(() => processContent(input)).toThrow(expect.objectContaining({ code: 'ERR::REQUEST::INVALID_PARAMETER' }));

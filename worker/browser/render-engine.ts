@@ -118,7 +118,7 @@ export class BrowserEngine implements Engine {
       return {
         ...page,
         headers,
-        attempts: [attempt(page.blocked ? 'challenge' : 'success', null)],
+        attempts: [attempt(page.blocked ? 'challenge' : 'ok', null)],
         timeline: [...lease.timeline(), ...clock.steps],
         bytesIn: bytes.in,
         proxyBytes: proxy.source === 'custom' ? bytes.in + bytes.out : 0,

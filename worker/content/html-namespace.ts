@@ -1,4 +1,4 @@
-import type { AnyNode, ParentNode } from 'domhandler';
+import type { AnyNode, Document, ParentNode } from 'domhandler';
 
 const HTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
 
@@ -17,5 +17,17 @@ export function markHtmlNamespace(roots: AnyNode[]): void {
       if (node.name !== 'template' && node.namespace === undefined) node.namespace = HTML_NAMESPACE;
     }
     if ('children' in node) stack.push(...(node as ParentNode).children);
+  }
+}
+
+/**
+ * parse5's serializer writes a doctype from its `x-name`, which htmlparser2's directive node lacks:
+ * unnamed, `<!DOCTYPE html>` comes out as `<!DOCTYPE >`. Names each top-level doctype from its text.
+ */
+export function nameDoctypes(document: Document): void {
+  for (const node of document.children) {
+    if (node.type !== 'directive' || node.name !== '!doctype' || 'x-name' in node) continue;
+    const name = /^!doctype\s+([^\s>]+)/i.exec(node.data)?.[1] ?? 'html';
+    Object.assign(node, { 'x-name': name.toLowerCase() });
   }
 }

@@ -1,5 +1,5 @@
 import type { CheerioAPI } from 'cheerio';
-import type { Element, ParentNode } from 'domhandler';
+import type { Document, Element, ParentNode } from 'domhandler';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { ExtractRules } from '../../lib/extract/rules.js';
 import { selectorProblem } from '../../lib/extract/selectors.js';
@@ -7,7 +7,7 @@ import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { runAutoparse } from './autoparse/index.js';
 import { contentRoot, keepMainContent, keepOnly, removeMatching, removeNeverContent } from './clean.js';
 import { loadDocument } from './document.js';
-import { markHtmlNamespace } from './html-namespace.js';
+import { markHtmlNamespace, nameDoctypes } from './html-namespace.js';
 import { runExtraction } from './extract.js';
 import { CONTENT_LIMITS } from './limits.js';
 import { collectLinks } from './links.js';
@@ -88,6 +88,7 @@ function promoteTableHeaders($: CheerioAPI): void {
 function render($: CheerioAPI, format: DocumentFormat): string {
   if (format === 'html') {
     markHtmlNamespace($.root().toArray());
+    nameDoctypes($.root()[0] as Document);
     return $.html();
   }
   removeNeverContent($);
