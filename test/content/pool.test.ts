@@ -23,7 +23,8 @@ describe('ContentPool', () => {
     const input = htmlInput(fixture('product.html'), 'https://shop.example.com/', { extract_preset: 'x' });
     const error = await pool.run(input).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceError);
-    expect(error).toMatchObject({ code: 'ERR::EXTRACT::INVALID_RULES', status: 400 });
+    // The page was fetched first: its status travels with the refusal (the request log's http_status).
+    expect(error).toMatchObject({ code: 'ERR::EXTRACT::INVALID_RULES', status: 400, targetStatus: 200 });
   });
 
   it('answers a small page the same on the caller\'s thread as on a worker thread', async () => {

@@ -31,7 +31,7 @@ function refuseBinaryDocument(page: ContentInput['page'], format: string): never
 function refuseUnsupported(input: ContentInput): void {
   const { params, page } = input;
   if (params.extract_preset !== null) {
-    throw new ServiceError('ERR::EXTRACT::INVALID_RULES', 'extract_preset: this deployment has no preset store');
+    throw new ServiceError('ERR::EXTRACT::INVALID_RULES', 'extract_preset: this deployment has no preset store', { targetStatus: page.status });
   }
   if (!isPdf(page)) return;
   const asked = [
