@@ -51,6 +51,16 @@ describe('decoding JSON input', () => {
     expect(deep.detail).toContain('deeper than 64 levels');
   });
 
+  it('names a member an object repeats (JSON.parse would keep the last silently), wherever it is', () => {
+    expect(thrown(() => decodeJsonInput('{"url":"https://a.example/","url":"https://b.example/"}')).detail).toBe('url: appears twice in its object; send each field once');
+    expect(thrown(() => decodeJsonInput('{"items":[{"url":"x"},{"url":"y", "external_id" : "1","external_id":"2"}]}')).detail).toBe(
+      'items[1].external_id: appears twice in its object; send each field once',
+    );
+    expect(thrown(() => decodeJsonInput('{"a":{"b":1,"b":2}}', 'extract')).detail).toMatch(/^extract\.a\.b: appears twice/);
+    // The same name in different objects, and colons inside strings, are no repeats.
+    expect(decodeJsonInput('{"a":{"x":1},"b":{"x":"k:v","y":"a\\"b:c"}}')).toEqual({ a: { x: 1 }, b: { x: 'k:v', y: 'a"b:c' } });
+  });
+
   it('names prototype keys and unstorable keys or values by path', () => {
     expect(findRefusedInput(JSON.parse('{"items":[{"url":"x","__proto__":{}}]}'))?.path).toEqual(['items', 0, '__proto__']);
     expect(findRefusedInput(JSON.parse('{"a":{"constructor":1}}'))?.path).toEqual(['a', 'constructor']);

@@ -68,6 +68,19 @@ describe('cross-cutting rules', () => {
     expect(body.detail).toContain('jsrender');
   });
 
+  it('names a field the body repeats (rule 3) and costs nothing', async () => {
+    const response = await fetch(`${service.url}/v1/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${service.secret}`, 'content-type': 'application/json' },
+      body: '{"url":"http://127.0.0.1/a","url":"http://127.0.0.1/b"}',
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('x-credits-charged')).toBe('0');
+    const body = await problem(response);
+    expect(body.code).toBe('ERR::REQUEST::INVALID_PARAMETER');
+    expect(body.detail).toBe('url: appears twice in its object; send each field once');
+  });
+
   it('names an unknown query parameter on GET /v1/scrape (rule 3)', async () => {
     const response = await fetch(`${service.url}/v1/scrape?url=${encodeURIComponent('http://127.0.0.1/')}&colour=red`, authed(service.secret));
     expect(response.status).toBe(400);
