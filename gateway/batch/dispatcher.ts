@@ -7,6 +7,7 @@ import type { Queryable } from '../../lib/store/db.js';
 import { gatedDb } from '../../lib/store/gated-db.js';
 import { dispatcherConnections } from '../../lib/store/pool-sizing.js';
 import type { GatewayContext } from '../context.js';
+import type { GatewayMetrics } from '../metrics.js';
 import { startPeriodic } from '../periodic.js';
 import { finalizeJob, requeueExpired, returnDueHold, type ItemOutcome } from './lifecycle.js';
 import { ResultWriter, type ClaimTicket } from './result-writer.js';
@@ -101,6 +102,7 @@ export function startBatchDispatcher(
 
   const writer = new ResultWriter({
     db, owner, releaseDelayMs: config.BATCH_HOLD_RETURN_DELAY_MS, logger: context.logger, stopping: () => stopped, running: () => scraping, claimNext, requestLog: context.requestLog,
+    onWritten: (written) => countFinishedItems(context.metrics, written),
   });
 
   const runClaimed = (item: ClaimedItem) => {
@@ -227,4 +229,17 @@ export function startBatchDispatcher(
       }
     },
   };
+}
+
+/** Batch items are scrapes too: a finished one counts in `trawler_scrapes_total` and its charge in the credits counter (a retry is not finished). */
+function countFinishedItems(metrics: GatewayMetrics, written: Array<{ outcome: ItemOutcome; chargedMicro: number }>): void {
+  for (const { outcome, chargedMicro } of written) {
+    const engine = outcome.engine ?? 'none';
+    if (outcome.kind === 'succeeded') {
+      metrics.scrapes.inc({ engine, outcome: 'success' });
+      metrics.creditsCharged.inc({ engine }, chargedMicro);
+    } else if (outcome.kind === 'failed') {
+      metrics.scrapes.inc({ engine, outcome: outcome.error?.code ?? 'ERR::INTERNAL::ERROR' });
+    }
+  }
 }

@@ -60,12 +60,13 @@ export async function finishItem(tx: Queryable, input: FinishInput): Promise<boo
  * Records finished items of one job, settles their holds and moves the job on, in the caller's
  * transaction: a handful of statements for the whole group (docs/batch.md "Results written in
  * batches"). Fenced by the lease: an item this dispatcher no longer owns (its lease expired and another
- * took it) is neither written nor billed and is missing from the seqs returned, so an item is billed
- * at most once.
+ * took it) is neither written nor billed and is missing from the map returned, so an item is billed
+ * at most once. The map gives each written item's charge in micro-credits (0 unless it succeeded and
+ * its hold was settled).
  */
-export async function finishItems(tx: Queryable, target: { jobId: string; owner: string; releaseDelayMs: number }, items: FinishedItem[]): Promise<Set<number>> {
+export async function finishItems(tx: Queryable, target: { jobId: string; owner: string; releaseDelayMs: number }, items: FinishedItem[]): Promise<Map<number, number>> {
   const job = await lockJob(tx, target.jobId);
-  if (!job) return new Set();
+  if (!job) return new Map();
   const bySeq = new Map(items.map((item) => [item.seq, item]));
   const recorded = await recordItemOutcomes(
     tx,
@@ -91,14 +92,16 @@ export async function finishItems(tx: Queryable, target: { jobId: string; owner:
       return { reservationId: row.reservationId, requestId, settle: succeeded(row) ? { chargedMicro: outcome.chargedMicro, engine: outcome.engine } : null };
     }),
   );
-  await clearItemCharges(tx, target.jobId, held.filter((row) => succeeded(row) && !settled.has(row.reservationId)).map((row) => row.seq));
+  const unsettled = held.filter((row) => succeeded(row) && !settled.has(row.reservationId));
+  await clearItemCharges(tx, target.jobId, unsettled.map((row) => row.seq));
   for (const row of recorded) await bySeq.get(row.seq)!.afterSettle?.();
   const failed = recorded.some((row) => bySeq.get(row.seq)!.outcome.kind === 'failed');
   if (failed) await checkFailureThreshold(tx, target.jobId, target.releaseDelayMs);
   if (failed || mayEnd(job, recorded.length, recorded.filter((row) => bySeq.get(row.seq)!.outcome.kind === 'retry').length)) {
     await finalizeJob(tx, target.jobId, target.releaseDelayMs);
   }
-  return new Set(recorded.map((row) => row.seq));
+  const cleared = new Set(unsettled.map((row) => row.seq));
+  return new Map(recorded.map((row) => [row.seq, succeeded(row) && !cleared.has(row.seq) ? bySeq.get(row.seq)!.outcome.chargedMicro : 0]));
 }
 
 /**

@@ -41,6 +41,8 @@ export interface ResultWriterOptions {
    * claim. Only on a group's first attempt, so a claim that fails never holds a result back.
    */
   claimNext?(tx: Queryable, freed: number): Promise<ClaimTicket | null>;
+  /** Told, once a group committed, each written item's outcome and what it was charged (micro-credits). */
+  onWritten?(written: Array<{ outcome: ItemOutcome; chargedMicro: number }>): void;
 }
 
 /** Items claimed inside a finishing transaction: started once it commits, given up when it rolls back. */
@@ -117,7 +119,9 @@ export class ResultWriter {
   private async writeGroup(jobId: string): Promise<void> {
     const { db, owner, releaseDelayMs, logger } = this.options;
     // Filled inside the transaction callback (a holder, so the types survive the closure).
-    const taken: { group: Pending[] | null; ticket: ClaimTicket | null; logHandedOff: boolean } = { group: null, ticket: null, logHandedOff: false };
+    const taken: { group: Pending[] | null; ticket: ClaimTicket | null; logHandedOff: boolean; written: Map<number, number> } = {
+      group: null, ticket: null, logHandedOff: false, written: new Map(),
+    };
     /**
      * The group's request log entries go to the request log's writer instead once a finishing
      * transaction failed: it drops an entry the store refuses as data, so no entry holds a result back.
@@ -134,13 +138,18 @@ export class ResultWriter {
           // Stored with the results: one statement inside this transaction, not one more of its own.
           if (!taken.logHandedOff) await insertRequestLogs(tx, logRowsOf(group));
           const items = group.map((entry) => ({ seq: entry.item.seq, requestId: entry.item.requestId, outcome: entry.outcome, afterSettle: entry.afterSettle }));
-          await finishItems(tx, { jobId, owner, releaseDelayMs }, items);
+          taken.written = await finishItems(tx, { jobId, owner, releaseDelayMs }, items);
           if (attempt === 0 && this.options.claimNext) taken.ticket = await this.options.claimNext(tx, group.length);
         });
         // Claimed items start before the group's items leave the dispatcher's count, so a wake-up
         // from those never claims the same room again.
         taken.ticket?.committed();
-        for (const entry of taken.group ?? []) entry.resolve();
+        const group = taken.group ?? [];
+        this.options.onWritten?.(group.flatMap((entry) => {
+          const chargedMicro = taken.written.get(entry.item.seq);
+          return chargedMicro === undefined ? [] : [{ outcome: entry.outcome, chargedMicro }];
+        }));
+        for (const entry of group) entry.resolve();
         return;
       } catch (error) {
         taken.ticket?.rolledBack();

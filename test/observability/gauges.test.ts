@@ -42,6 +42,22 @@ describe('gateway and worker metrics follow what happens', () => {
     expect(sample(text, 'trawler_worker_jobs_total', 'engine="fetch",outcome="success"')).toBe(1);
     expect(sample(text, 'trawler_credits_charged_total', 'engine="fetch"')).toBe(charged);
   });
+
+  it('counts batch items as scrapes, with the credits their job was charged', async () => {
+    const before = await service.registry.metrics();
+    const scrapesBefore = sample(before, 'trawler_scrapes_total', 'engine="fetch",outcome="success"') ?? 0;
+    const creditsBefore = sample(before, 'trawler_credits_charged_total', 'engine="fetch"') ?? 0;
+    const created = await fetch(`${service.url}/v1/batch`, jsonPost(service.secret, { urls: [1, 2, 3].map((i) => `${site.origin}/?item=${i}`), cache: false }));
+    expect(created.status).toBe(202);
+    const { id } = (await created.json()) as { id: string };
+    const job = await until(
+      async () => (await (await fetch(`${service.url}/v1/batch/${id}`, { headers: { authorization: `Bearer ${service.secret}` } })).json()) as { status: string; progress: { credits_charged_micro: number } },
+      (body) => body.status === 'completed',
+    );
+    const text = await service.registry.metrics();
+    expect(sample(text, 'trawler_scrapes_total', 'engine="fetch",outcome="success"')).toBe(scrapesBefore + 3);
+    expect(sample(text, 'trawler_credits_charged_total', 'engine="fetch"')).toBe(creditsBefore + job.progress.credits_charged_micro / 1_000_000);
+  });
 });
 
 describe('the operator reports desired and ready workers per WorkerPool', () => {
