@@ -12,12 +12,14 @@ type End = (...args: unknown[]) => Response;
  * (`res.locals.requestLogEntry`, scrapes) or a generic one. It is handed to the batched writer as the
  * answer is ended and before its last bytes leave, so a caller holding the answer finds its entry
  * (pending or stored); `bytes_out` is what was sent. Reads of the request log itself write nothing:
- * paging through the log must not change it.
+ * paging through the log must not change it. Nor do the dashboard's own calls (its internal keys):
+ * a page left open polls a batch job every second, and those reads are not the project's traffic.
  */
 export function recordRequests(context: GatewayContext) {
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.method === 'GET' && /^\/requests(\/|$)/.test(req.path)) return next();
     const principal = principalOf(res);
+    if (principal.key.internal === true) return next();
     const end = res.end.bind(res) as End;
     let ended = false;
     const endAfterLogging: End = (...args) => {

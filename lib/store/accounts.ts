@@ -38,6 +38,8 @@ export interface ApiKeyRecord {
   created_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
+  /** The dashboard's own short-lived key (dashboard/api-client.ts); read by key lookups only. */
+  internal?: boolean;
 }
 
 export interface OrganizationLimits {
@@ -100,7 +102,7 @@ export interface KeyLookup {
 export async function findKeyBySecret(db: Queryable, secret: string): Promise<KeyLookup | null> {
   const result = await db.query<{ key: ApiKeyRecord; organization: Organization; project: Project }>(
     `SELECT row_to_json(k) AS key, row_to_json(o) AS organization, row_to_json(p) AS project
-       FROM (SELECT id, organization_id, project_id, name, environment, display_prefix, scopes, created_at, expires_at, revoked_at
+       FROM (SELECT id, organization_id, project_id, name, environment, display_prefix, scopes, created_at, expires_at, revoked_at, internal
                FROM api_keys WHERE secret_hash = $1) k
        JOIN organizations o ON o.id = k.organization_id
        JOIN projects p ON p.id = k.project_id`,

@@ -43,6 +43,22 @@ describe('batch controls through the dashboard', () => {
     await until(() => job(id), (j) => ['completed', 'failed'].includes(j.status) && j.progress.completed === 2, 60_000);
   });
 
+  it('leaves no request-log records of its own reads and controls (its internal key), only the API client\'s', async () => {
+    const id = await submit({ urls: [`${site.origin}/`] });
+    await until(() => job(id), (j) => j.status === 'completed', 60_000);
+    const apiRead = async () => (await fetch(`${env.service.url}/v1/batch/${id}`, { headers: { authorization: `Bearer ${secret}` } })).headers.get('x-request-id')!;
+    const first = await apiRead();
+    for (let read = 0; read < 3; read += 1) expect((await owner.get(`${base}/batch/${id}`)).status).toBe(200);
+    expect((await owner.post(`${base}/batch/${id}/retry`)).status).toBe(200);
+    const last = await apiRead();
+    const listed = await until(
+      async () => ((await (await fetch(`${env.service.url}/v1/requests?limit=200`, { headers: { authorization: `Bearer ${secret}` } })).json()) as { data: Array<{ id: string }> }).data.map((r) => r.id),
+      (ids) => ids.includes(last) && ids.includes(first),
+    );
+    // Newest first: nothing between the two API reads.
+    expect(listed.indexOf(first) - listed.indexOf(last)).toBe(1);
+  });
+
   it('closes an open job, which then completes', async () => {
     const id = await submit({ urls: [`${site.origin}/`], open: true });
     await until(() => job(id), (j) => j.progress.completed === 1, 60_000);
@@ -78,7 +94,7 @@ describe('batch controls through the dashboard', () => {
   it('lists the project’s jobs with their progress', async () => {
     const listed = await owner.get(`${base}/batch`);
     expect(listed.status).toBe(200);
-    expect(listed.body.batches.length).toBe(4);
+    expect(listed.body.batches.length).toBe(5);
     for (const entry of listed.body.batches) expect(entry.progress).toHaveProperty('percent_complete');
   });
 });
