@@ -13,6 +13,12 @@ export class ApiError extends Error {
   }
 }
 
+let sessionRefused: (() => void) | undefined;
+/** Called when the API refused a call with INVALID_TOKEN (an expired session, or a used invitation link). */
+export function onInvalidToken(handler: () => void): void {
+  sessionRefused = handler;
+}
+
 let csrfToken = '';
 export function setCsrfToken(token: string): void {
   csrfToken = token;
@@ -28,6 +34,7 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   const parsed = text ? (JSON.parse(text) as unknown) : undefined;
   if (!response.ok) {
     const problem = (parsed ?? { status: response.status, code: 'ERR::INTERNAL::ERROR' }) as Problem;
+    if (problem.code === 'ERR::AUTH::INVALID_TOKEN') sessionRefused?.();
     throw new ApiError(problem);
   }
   return parsed as T;

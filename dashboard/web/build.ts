@@ -26,6 +26,7 @@ export async function buildDashboardAssets(outDir?: string): Promise<string> {
   });
   copyFileSync(join(source, 'index.html'), join(out, 'index.html'));
   copyFileSync(join(source, 'app.css'), join(out, 'app.css'));
+  copyFileSync(join(source, 'favicon.svg'), join(out, 'favicon.svg'));
   return out;
 }
 

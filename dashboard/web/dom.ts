@@ -25,7 +25,8 @@ export function field(label: string, input: HTMLElement, hint?: string): HTMLEle
 
 export function table(headers: string[], rows: Array<Array<Child>>, empty = 'Nothing yet.'): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'empty' }, empty);
-  return h('table', {}, h('thead', {}, h('tr', {}, headers.map((t) => h('th', {}, t)))), h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((c) => h('td', {}, c))))));
+  // Wrapped so a wide table scrolls inside its card instead of widening the page (narrow screens).
+  return h('div', { class: 'table-wrap' }, h('table', {}, h('thead', {}, h('tr', {}, headers.map((t) => h('th', {}, t)))), h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((c) => h('td', {}, c)))))));
 }
 
 export function when(value: string | null | undefined): string {

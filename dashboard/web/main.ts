@@ -1,4 +1,4 @@
-import { api, ApiError, setCsrfToken } from './api.js';
+import { api, ApiError, onInvalidToken, setCsrfToken } from './api.js';
 import { h } from './dom.js';
 import { joinPage, newWorkspacePage, signInPage } from './pages/account.js';
 import { batchPage } from './pages/batch.js';
@@ -99,6 +99,7 @@ function frame(signedIn: Me, current: string | null, content: HTMLElement, orgId
       switcher,
       h('a', { href: '#/new-workspace', class: 'small-link' }, '+ New workspace'),
       h('ul', {}, orgId ? PAGES.map(([name, label]) => h('li', {}, h('a', { href: `#/o/${orgId}/${name}`, class: name === current ? 'active' : '' }, label))) : []),
+      h('a', { href: '/api-reference/', target: '_blank', rel: 'noopener', class: 'small-link' }, 'API reference ↗'),
       h('div', { class: 'who' }, h('div', {}, signedIn.user.email), org ? h('div', { class: 'role' }, `role: ${org.role}`) : null, h('button', { class: 'link', onclick: signOut }, 'Sign out')),
     ),
     h(
@@ -111,6 +112,14 @@ function frame(signedIn: Me, current: string | null, content: HTMLElement, orgId
     ),
   );
 }
+
+// A session that expired while a page was open: back to the sign-in form, once /me confirms it is gone.
+onInvalidToken(() => {
+  if (!me) return;
+  void loadMe().then((still) => {
+    if (!still) void render();
+  });
+});
 
 window.addEventListener('hashchange', () => void render());
 void render();

@@ -164,6 +164,11 @@ describe('the dashboard in Chromium', { timeout: 180_000 }, () => {
 
   it('revokes a key: the API refuses it', async () => {
     await open('API keys');
+    // Revoking asks first (Playwright would dismiss an unanswered dialog, and nothing would be revoked).
+    page.once('dialog', (dialog) => {
+      expect(dialog.message()).toContain('Revoke the key "ci"');
+      void dialog.accept();
+    });
     await page.getByRole('button', { name: 'Revoke ci' }).click();
     await page.locator('tr', { hasText: testSecret.slice(0, 16) }).getByText('revoked').waitFor(WAIT);
     const answer = await fetch(`${env.service.url}/v1/usage`, authed(testSecret));
@@ -177,6 +182,8 @@ describe('the dashboard in Chromium', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Create invitation link' }).click();
     await page.getByText('Send this one-time link').waitFor(WAIT);
     expect(await page.locator('.secret code').innerText()).toContain('/#/join/');
+    // The new link is listed as pending at once, without a reload.
+    await page.getByRole('button', { name: 'Withdraw' }).first().waitFor(WAIT);
     await shot('11-members');
     await open('Usage');
     await page.getByRole('link', { name: 'test credits' }).click();

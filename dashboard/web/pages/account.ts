@@ -40,7 +40,7 @@ export async function joinPage(token: string, me: Me | null, onSignedIn: SignedI
         await onSignedIn(`#/o/${joined.organization_id}/usage`);
       }, button),
     );
-    return card('Join a workspace', h('p', {}, `Signed in as ${me.user.email}.`), errors, button);
+    return card('Join a workspace', h('p', {}, `Signed in as ${me.user.email}.`), errors, button, h('p', { class: 'muted' }, h('a', { href: '#/' }, 'Back to the dashboard')));
   }
   const email = h('input', { type: 'email', autocomplete: 'username', required: true });
   const password = h('input', { type: 'password', autocomplete: 'new-password', required: true, minlength: 10 });
@@ -58,7 +58,14 @@ export async function joinPage(token: string, me: Me | null, onSignedIn: SignedI
     errors,
     button,
   );
-  return card('Create your account', form, h('p', { class: 'muted' }, h('a', { href: '#/signin' }, 'I already have an account')));
+  // Signing in instead keeps the invitation: the join page comes back, now with "Accept invitation".
+  const signInInstead = h('a', { href: `#/join/${token}` }, 'I already have an account');
+  const page = card('Create your account', form, h('p', { class: 'muted' }, signInInstead));
+  signInInstead.addEventListener('click', (event) => {
+    event.preventDefault();
+    void signInPage(() => onSignedIn(`#/join/${token}`)).then((signIn) => page.replaceWith(signIn));
+  });
+  return page;
 }
 
 export async function newWorkspacePage(onSignedIn: SignedIn): Promise<HTMLElement> {

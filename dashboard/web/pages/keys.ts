@@ -77,7 +77,11 @@ export const keysPage: Page = async ({ org, navigate }) => {
         ...(expires.value ? { expires_at: new Date(expires.value).toISOString() } : {}),
       });
       created.replaceChildren(secretBox(`New key "${answer.key.name}": copy the secret now, it is shown only this once.`, answer.secret));
-      list.replaceChildren(keyTable([answer.key, ...keys]));
+      keys.unshift(answer.key);
+      list.replaceChildren(keyTable(keys));
+      // A second click must be a new decision (a new name), not a duplicate key that hides this secret.
+      name.value = '';
+      expires.value = '';
     },
     field('Name', name),
     field('Project', project),
@@ -104,11 +108,13 @@ export const keysPage: Page = async ({ org, navigate }) => {
           ? h('button', {
               class: 'danger small',
               'aria-label': `Revoke ${key.name}`,
-              onclick: (e: Event) =>
+              onclick: (e: Event) => {
+                if (!confirm(`Revoke the key "${key.name}"? Clients using it get 401 within 60 seconds; this cannot be undone.`)) return;
                 void act(listErrors, async () => {
                   await api('POST', `${base}/keys/${key.id}/revoke`);
                   reload();
-                }, e.currentTarget as HTMLButtonElement),
+                }, e.currentTarget as HTMLButtonElement);
+              },
             }, 'Revoke')
           : null,
       ]),

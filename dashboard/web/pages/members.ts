@@ -27,7 +27,18 @@ export const membersPage: Page = async ({ org, me, navigate, refreshMe }) => {
   const roleCell = (m: Member) => {
     if (org.role !== 'owner') return badge(m.role);
     const select = h('select', { 'aria-label': `Role of ${m.email}` }, ROLES.map((r) => h('option', { value: r, selected: r === m.role }, r)));
-    select.addEventListener('change', () => void act(errors, async () => (await api('PATCH', `${base}/members/${m.user_id}`, { role: select.value }), await refreshMe(), reload())));
+    select.addEventListener('change', () =>
+      void act(errors, async () => {
+        try {
+          await api('PATCH', `${base}/members/${m.user_id}`, { role: select.value });
+        } catch (error) {
+          select.value = m.role; // refused: the role is still the old one
+          throw error;
+        }
+        await refreshMe();
+        reload();
+      }),
+    );
     return select;
   };
   const memberTable = table(
@@ -36,13 +47,20 @@ export const membersPage: Page = async ({ org, me, navigate, refreshMe }) => {
       m.email + (m.user_id === me.user.id ? ' (you)' : ''),
       roleCell(m),
       when(m.created_at),
-      canAdmin(org) && m.user_id !== me.user.id
+      // Only an owner may remove an owner (the API refuses an admin's attempt).
+      canAdmin(org) && m.user_id !== me.user.id && (org.role === 'owner' || m.role !== 'owner')
         ? h('button', { class: 'danger small', onclick: () => void act(errors, async () => (await api('DELETE', `${base}/members/${m.user_id}`), reload())) }, 'Remove')
         : null,
     ]),
   );
 
   const link = h('div', {});
+  const pending = h('div', {});
+  const showInvitations = (list: Invitation[]) =>
+    pending.replaceChildren(
+      table(['Email', 'Role', 'Expires', ''], list.map((i) => [i.email ?? 'anyone with the link', i.role, when(i.expires_at), h('button', { class: 'secondary small', onclick: () => void act(errors, async () => (await api('DELETE', `${base}/invitations/${i.id}`), reload())) }, 'Withdraw')]), 'No pending invitations.'),
+    );
+  showInvitations(invitations);
   const email = h('input', { type: 'email', placeholder: 'optional: only this address may use it' });
   const role = h('select', {}, ROLES.filter((r) => org.role === 'owner' || r !== 'owner').map((r) => h('option', { value: r }, r)));
   const invite = h('button', { type: 'submit' }, 'Create invitation link');
@@ -53,6 +71,7 @@ export const membersPage: Page = async ({ org, me, navigate, refreshMe }) => {
     async () => {
       const answer = await api<{ link: string }>('POST', `${base}/invitations`, { role: role.value, ...(email.value ? { email: email.value } : {}) });
       link.replaceChildren(h('div', { class: 'secret' }, h('div', {}, 'Send this one-time link (valid 72 hours):'), h('code', {}, answer.link)));
+      showInvitations((await api<{ invitations: Invitation[] }>('GET', `${base}/invitations`)).invitations);
     },
     field('Email', email),
     field('Role', role),
@@ -86,7 +105,7 @@ export const membersPage: Page = async ({ org, me, navigate, refreshMe }) => {
           'Invitations',
           inviteForm,
           link,
-          table(['Email', 'Role', 'Expires', ''], invitations.map((i) => [i.email ?? 'anyone with the link', i.role, when(i.expires_at), h('button', { class: 'secondary small', onclick: () => void act(errors, async () => (await api('DELETE', `${base}/invitations/${i.id}`), reload())) }, 'Withdraw')]), 'No pending invitations.'),
+          pending,
         )
       : null,
   );

@@ -35,6 +35,7 @@ export const projectsPage: Page = async ({ org, navigate }) => {
         }
         const saved = await api<Project>('PATCH', `${base}/${project.id}`, { name: name.value, defaults: parsed });
         defaults.value = JSON.stringify(saved.defaults, null, 2);
+        card.querySelector('h2')?.replaceChildren(saved.name);
         status.replaceChildren(h('div', { class: 'ok', role: 'status' }, 'Saved. Scrapes of this project use these defaults for what they omit.'));
       },
       field('Name', name),
@@ -42,7 +43,8 @@ export const projectsPage: Page = async ({ org, navigate }) => {
       status,
       admin ? save : null,
     );
-    return section(project.name, h('p', { class: 'muted' }, h('code', {}, project.id), ` · created ${when(project.created_at)}`), form);
+    const card = section(project.name, h('p', { class: 'muted' }, h('code', {}, project.id), ` · created ${when(project.created_at)}`), form);
+    return card;
   });
 
   const newName = h('input', { required: true, maxlength: 100 });
