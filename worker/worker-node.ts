@@ -47,6 +47,8 @@ export class WorkerNode {
   private probes: BusSubscription | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private readonly aborts = new Set<Cancellation>();
+  /** Jobs this worker cut off because its shutdown grace period ran out, not because of their own deadline. */
+  private readonly stoppedJobs = new WeakSet<Cancellation>();
 
   constructor(private readonly options: WorkerNodeOptions) {
     this.slots = new Semaphore(options.engine.capacity);
@@ -79,7 +81,10 @@ export class WorkerNode {
     const timedOut = !(await settlesWithin(drained, graceMs));
     if (timedOut) {
       // Aborted jobs still answer (with a timeout failure) before the bus and engine go away.
-      for (const abort of this.aborts) abort.abort();
+      for (const abort of this.aborts) {
+        this.stoppedJobs.add(abort);
+        abort.abort();
+      }
       await settlesWithin(drained, ABORTED_JOBS_SETTLE_MS);
     }
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
@@ -121,7 +126,8 @@ export class WorkerNode {
     const release = await this.slots.acquire();
     const started = Date.now();
     try {
-      const result = await runJob(this.options.engine, this.options.content, job, { workerId: this.id, signal: abort, logger: this.options.logger });
+      const ran = await runJob(this.options.engine, this.options.content, job, { workerId: this.id, signal: abort, logger: this.options.logger });
+      const result = this.stoppedJobs.has(abort) && !ran.ok ? stoppedBeforeFinishing(ran) : ran;
       const outcome = result.ok ? 'success' : result.error.code;
       this.metrics.jobs.inc({ engine: job.engine, outcome });
       this.metrics.duration.observe({ engine: job.engine }, (Date.now() - started) / 1000);
@@ -153,6 +159,17 @@ export class WorkerNode {
       error: error.toWire(),
     };
   }
+}
+
+/**
+ * A job cut off by the worker's shutdown failed on the engine's side, not the target's: whatever the
+ * engine made of its abort (a timeout, usually), the answer is the retryable 503 of an engine gone.
+ */
+function stoppedBeforeFinishing(result: ScrapeResult & { ok: false }): ScrapeResult {
+  const error = new ServiceError('ERR::ENGINE::UNAVAILABLE', 'The worker running this request stopped (its shutdown grace period ran out) before the page was done; retry', {
+    diagnostics: { hint: 'Another worker of the pool takes the retry.' },
+  });
+  return { ...result, error: error.toWire() };
 }
 
 /** How long jobs aborted at the end of the grace period get to send their answer. */
