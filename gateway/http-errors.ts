@@ -28,4 +28,5 @@ export function sendProblem(req: Request, res: Response, error: unknown, options
 export function logUnexpected(logger: Logger, error: unknown): void {
   const serviceError = toServiceError(error);
   if (serviceError.code === 'ERR::INTERNAL::ERROR') logger.error({ err: serviceError.cause ?? error }, 'unexpected error');
+  else if (serviceError.code === 'ERR::INTERNAL::UNAVAILABLE' && serviceError.cause !== undefined) logger.warn({ err: serviceError.cause }, 'a dependency is out of reach');
 }

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../lib/errors/index.js';
+import { ServiceError, toServiceError } from '../../lib/errors/index.js';
 import type { ScrapeSuccess } from '../../lib/protocol/index.js';
 import { isCacheable, reservationMicro } from '../../lib/scrape/cost.js';
 import { withoutClimb, type EnginePlan } from '../../lib/scrape/engine-selection.js';
@@ -94,7 +94,7 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
   } catch (error) {
     record.chargedMicro = 0;
     if (held.reservation) await settleAndFree(context, request, held.reservation.id, 0, null);
-    const serviceError = error instanceof ServiceError ? error : new ServiceError('ERR::INTERNAL::ERROR', 'Scrape failed', { cause: error });
+    const serviceError = toServiceError(error, 'Scrape failed');
     context.metrics.scrapes.inc({ engine: record.engine ?? 'none', outcome: serviceError.code });
     throw new ScrapeFailed(withAttempts(serviceError, record), record);
   }

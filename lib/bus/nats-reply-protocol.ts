@@ -44,5 +44,9 @@ export function toBusError(error: unknown, subject: string): BusError {
   if (code === ErrorCode.NoResponders) return new BusError('no_responders', `no responders on ${subject}`);
   if (code === ErrorCode.Timeout) return new BusError('timeout', `request on ${subject} timed out`);
   if (code === ErrorCode.ConnectionClosed) return new BusError('closed', 'bus closed');
+  // The connection to the server is down (the client is reconnecting): the bus is out of reach, not the worker.
+  if (code === ErrorCode.Disconnect || code === ErrorCode.ConnectionRefused || code === ErrorCode.ConnectionTimeout || code === ErrorCode.ConnectionDraining) {
+    return new BusError('closed', `bus not connected (${code})`);
+  }
   return new BusError('incomplete', error instanceof Error ? error.message : String(error));
 }

@@ -133,8 +133,31 @@ export function isServiceError(value: unknown): value is ServiceError {
   return value instanceof ServiceError;
 }
 
-/** Any thrown value as a ServiceError; unknown failures become a retryable internal error. */
-export function toServiceError(value: unknown): ServiceError {
+/**
+ * Any thrown value as a ServiceError: a dependency out of reach (the database, the message bus) is the
+ * catalogue's 503 INTERNAL::UNAVAILABLE, anything else a retryable internal error with `detail`.
+ */
+export function toServiceError(value: unknown, detail = 'Unexpected internal error'): ServiceError {
   if (value instanceof ServiceError) return value;
-  return new ServiceError('ERR::INTERNAL::ERROR', 'Unexpected internal error', { cause: value });
+  if (isUnreachableDependency(value)) {
+    return new ServiceError('ERR::INTERNAL::UNAVAILABLE', 'A service this one depends on (its database or message bus) is not reachable; retry', { cause: value });
+  }
+  return new ServiceError('ERR::INTERNAL::ERROR', detail, { cause: value });
+}
+
+/** Socket errors of a connection that could not be made or was lost. */
+const UNREACHABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** PostgreSQL's SQLSTATEs for a connection refused or lost (class 08) and a server shutting down or starting (57P01-57P03). */
+const UNREACHABLE_SQLSTATES = /^(08\d{3}|57P0[123])$/;
+/** node-postgres's and nats.js's own words (no errno) for the same. */
+const UNREACHABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|^(DISCONNECT|CONNECTION_REFUSED|CONNECTION_CLOSED|CONNECTION_TIMEOUT|CONNECTION_DRAINING)$/;
+
+function isUnreachableDependency(value: unknown): boolean {
+  if (!(value instanceof Error)) return false;
+  const code = (value as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNREACHABLE_ERRNOS.has(code) || UNREACHABLE_SQLSTATES.test(code) || UNREACHABLE_MESSAGES.test(code))) return true;
+  if (UNREACHABLE_MESSAGES.test(value.message)) return true;
+  // AggregateError (a connect that tried several addresses) and wrapped causes.
+  const inner = value instanceof AggregateError ? value.errors[0] : (value as { cause?: unknown }).cause;
+  return inner !== undefined && inner !== value && isUnreachableDependency(inner);
 }
