@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../lib/config.js';
+import { toServiceError } from '../lib/errors/index.js';
 import { DEPLOYABLE_ENGINES, ENGINE_NAMES, type EngineName } from '../lib/protocol/index.js';
 import { StoreLockedError } from '../lib/store/data-dir-lock.js';
 import { isClientCommand } from './client-commands.js';
@@ -89,6 +90,12 @@ main(process.argv.slice(2)).catch(async (error: unknown) => {
   if (error instanceof StoreLockedError) {
     process.stderr.write(`trawler: ${error.message}\n`);
     process.exit(3);
+  }
+  if (toServiceError(error).code === 'ERR::INTERNAL::UNAVAILABLE') {
+    // Expected during an outage: one line saying what to check, no stack; the supervisor restarts the process.
+    const reason = error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error);
+    process.stderr.write(`trawler: cannot reach PostgreSQL (DATABASE_URL) or NATS (NATS_URL) at start: ${reason}\n`);
+    process.exit(1);
   }
   process.stderr.write(`trawler: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);

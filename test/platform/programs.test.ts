@@ -114,6 +114,22 @@ describe('the embedded default as a program (npm start)', { timeout: 600_000 }, 
   });
 });
 
+describe('a gateway whose dependencies are out of reach at start', { timeout: 120_000 }, () => {
+  it('exits non-zero with one line naming what to check, not a stack', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const failure = await cli(['gateway'], { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/none`, NATS_URL: `nats://127.0.0.1:${port}`, PORT: '0', METRICS_PORT: '0', DASHBOARD_PORT: 'off' }).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure?.code).toBe(1);
+    expect(failure?.stderr).toMatch(/^trawler: cannot reach PostgreSQL \(DATABASE_URL\) or NATS \(NATS_URL\) at start: /m);
+    expect(failure?.stderr).not.toMatch(/^\s+at /m);
+  });
+});
+
 describe.skipIf(!available)('key management CLI and migrations against PostgreSQL', { timeout: 600_000 }, () => {
   let database: { url: string; drop(): Promise<void> };
   afterAll(async () => database?.drop());
