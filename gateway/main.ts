@@ -98,12 +98,18 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     async stop(graceMs: number) {
       const deadline = Date.now() + graceMs;
       draining = true;
+      const drainDelay = Math.min(deps.config.SHUTDOWN_DRAIN_DELAY_MS, graceMs);
+      if (drainDelay > 0) {
+        // Still serving, /readyz already 503 draining: the load balancer stops sending before the listener closes.
+        deps.logger.info({ ms: drainDelay }, 'draining: serving until load balancers have taken this gateway out');
+        await new Promise((resolve) => setTimeout(resolve, drainDelay));
+      }
       clearInterval(sweeper);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      const timer = setTimeout(() => server.closeAllConnections(), Math.max(0, deadline - Date.now()));
       timer.unref();
-      await Promise.all([closed, batchDispatcher.stop(graceMs), webhookDeliverer.stop(), requestLogPurge.stop(), storeMaintenance?.stop()]);
+      await Promise.all([closed, batchDispatcher.stop(Math.max(0, deadline - Date.now())), webhookDeliverer.stop(), requestLogPurge.stop(), storeMaintenance?.stop()]);
       clearTimeout(timer);
       // Handlers whose connection was cut at the deadline still settle holds and write their log.
       await context.work.drain(Math.max(0, deadline - Date.now()) + SETTLE_AFTER_GRACE_MS);

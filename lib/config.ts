@@ -45,6 +45,11 @@ export const ConfigSchema = z.object({
   /** Bound on finishing in-flight work after SIGTERM, milliseconds. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   /**
+   * After SIGTERM, how long a gateway keeps serving with /readyz answering 503 `draining` before it
+   * closes its listener, so load balancers take it out first (part of SHUTDOWN_GRACE_MS). 0: closes at once.
+   */
+  SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(120_000).default(0),
+  /**
    * Port of the process's own /metrics and /healthz; unset: 9464 for the gateway (and `all`), 9465
    * for a worker. A taken port moves to the next free one with a warning (lib/metrics-server.ts).
    */

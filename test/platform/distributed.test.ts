@@ -53,7 +53,7 @@ describe.skipIf(!available)('distributed mode: gateway and worker as separate pr
 
   beforeAll(async () => {
     [database, site] = await Promise.all([createTestDatabase(), startTargetSite()]);
-    gateway = startProgram(['gateway'], { ...common(), DATABASE_URL: database.url, PORT: '0', TRAWLER_BOOTSTRAP_KEY: secret });
+    gateway = startProgram(['gateway'], { ...common(), DATABASE_URL: database.url, PORT: '0', TRAWLER_BOOTSTRAP_KEY: secret, SHUTDOWN_DRAIN_DELAY_MS: '8000' });
     const listening = await gateway.waitForLog(byMessage('gateway listening'));
     gatewayUrl = String(listening.url);
     await startWorker();
@@ -162,11 +162,21 @@ describe.skipIf(!available)('distributed mode: gateway and worker as separate pr
     await until(workerList, (list) => !list.some((w) => w.engine === 'obscura'));
   });
 
-  it('answers in-flight requests before the gateway exits on SIGTERM', async () => {
+  it('on SIGTERM reports draining while it still serves for SHUTDOWN_DRAIN_DELAY_MS, answers in-flight requests, then exits', async () => {
     const before = site.hits('/slow');
     const pending = scrape('/slow?ms=1000');
     await until(async () => site.hits('/slow'), (hits) => hits > before);
     gateway.kill('SIGTERM');
+    const readiness = await until(
+      async () => {
+        const answer = await fetch(`${gatewayUrl}/readyz`);
+        return { status: answer.status, body: (await answer.json()) as { status: string; draining: boolean } };
+      },
+      (ready) => ready.body.draining,
+    );
+    expect(readiness).toMatchObject({ status: 503, body: { status: 'unavailable', draining: true } });
+    // Load balancers still sending meanwhile are served.
+    expect((await scrape('/')).status).toBe(200);
     const response = await pending;
     expect(response.status).toBe(200);
     expect(await gateway.exited).toBe(0);
