@@ -30,7 +30,7 @@ export async function dispatchJob(bus: Bus, directory: Liveness, job: ScrapeJob)
     return reply.value;
   } catch (error) {
     if (error instanceof ServiceError) throw error;
-    if (error instanceof BusError) throw busFailure(error, job, watchdog?.aborted ?? false);
+    if (error instanceof BusError) throw busFailure(error, job, watchdog?.aborted ? watchdog.lostAfter : null);
     throw error;
   } finally {
     watchdog?.stop();
@@ -47,6 +47,8 @@ export async function dispatchJob(bus: Bus, directory: Liveness, job: ScrapeJob)
  */
 class ResponderWatchdog implements RequestSignal {
   aborted = false;
+  /** Why it aborted: the worker that took the job left, or none ever took it (sent to one that was dying). */
+  lostAfter: 'acceptance' | 'no_acceptance' = 'acceptance';
   private listener: (() => void) | null = null;
   private responder: string | null = null;
   private readonly sentAt = Date.now();
@@ -71,6 +73,7 @@ class ResponderWatchdog implements RequestSignal {
     const lost = this.responder === null ? now - this.sentAt > ACCEPT_WITHIN_MS + this.directory.expiryMs() : !this.directory.isLive(this.responder);
     if (!lost) return;
     this.aborted = true;
+    this.lostAfter = this.responder === null ? 'no_acceptance' : 'acceptance';
     const listener = this.listener;
     this.listener = null;
     this.stop();
@@ -94,9 +97,12 @@ function checkWatched(): void {
   for (const watchdog of watching) watchdog.check(now);
 }
 
-function busFailure(error: BusError, job: ScrapeJob, workerLost: boolean): ServiceError {
-  if (workerLost) {
+function busFailure(error: BusError, job: ScrapeJob, workerLost: ResponderWatchdog['lostAfter'] | null): ServiceError {
+  if (workerLost === 'acceptance') {
     return new ServiceError('ERR::ENGINE::UNAVAILABLE', `The ${job.engine} worker running this request stopped; retry`);
+  }
+  if (workerLost === 'no_acceptance') {
+    return new ServiceError('ERR::ENGINE::UNAVAILABLE', `No ${job.engine} worker took this request (it went to one that was stopping); retry`);
   }
   switch (error.kind) {
     case 'no_responders':

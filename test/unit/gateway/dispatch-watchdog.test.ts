@@ -47,7 +47,8 @@ describe('dispatch watchdog (NATS)', () => {
     expect(dispatched.outcome).toBeUndefined();
     await vi.advanceTimersByTimeAsync(2000);
     expect(dispatched.outcome).toBeInstanceOf(ServiceError);
-    expect(dispatched.outcome).toMatchObject({ code: 'ERR::ENGINE::UNAVAILABLE', detail: 'The fetch worker running this request stopped; retry' });
+    // No worker ever took it: the detail does not claim one was running it.
+    expect(dispatched.outcome).toMatchObject({ code: 'ERR::ENGINE::UNAVAILABLE', detail: 'No fetch worker took this request (it went to one that was stopping); retry' });
   });
 
   it('keeps waiting on a worker that acknowledged the job while it stays live, and answers 503 once it leaves', async () => {
