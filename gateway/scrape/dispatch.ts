@@ -99,7 +99,8 @@ function checkWatched(): void {
 
 function busFailure(error: BusError, job: ScrapeJob, workerLost: ResponderWatchdog['lostAfter'] | null): ServiceError {
   if (workerLost === 'acceptance') {
-    return new ServiceError('ERR::ENGINE::UNAVAILABLE', `The ${job.engine} worker running this request stopped; retry`);
+    // A worker of the engine had taken it: the engine was reached (metrics label it so, not `none`).
+    return new ServiceError('ERR::ENGINE::UNAVAILABLE', `The ${job.engine} worker running this request stopped; retry`, { diagnostics: { engine: job.engine } });
   }
   if (workerLost === 'no_acceptance') {
     return new ServiceError('ERR::ENGINE::UNAVAILABLE', `No ${job.engine} worker took this request (it went to one that was stopping); retry`);

@@ -95,7 +95,7 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
     record.chargedMicro = 0;
     if (held.reservation) await settleAndFree(context, request, held.reservation.id, 0, null);
     const serviceError = toServiceError(error, 'Scrape failed');
-    context.metrics.scrapes.inc({ engine: record.engine ?? 'none', outcome: serviceError.code });
+    context.metrics.scrapes.inc({ engine: record.engine ?? serviceError.diagnostics?.engine ?? 'none', outcome: serviceError.code });
     throw new ScrapeFailed(withAttempts(serviceError, record), record);
   }
 }

@@ -58,7 +58,8 @@ describe('dispatch watchdog (NATS)', () => {
     expect(dispatched.outcome).toBeUndefined();
     live.delete('worker-1');
     await vi.advanceTimersByTimeAsync(2000);
-    expect(dispatched.outcome).toMatchObject({ code: 'ERR::ENGINE::UNAVAILABLE', detail: 'The fetch worker running this request stopped; retry' });
+    // The engine was reached (a worker of it took the job): named, so the scrape counts under it, not `none`.
+    expect(dispatched.outcome).toMatchObject({ code: 'ERR::ENGINE::UNAVAILABLE', detail: 'The fetch worker running this request stopped; retry', diagnostics: { engine: 'fetch' } });
   });
 
   it('watches every running job on one timer, aborts only the job whose worker left, and leaves no timer once none runs', async () => {
