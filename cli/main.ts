@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { batchCommand } from './batch/command.js';
-import { PartialSubmission } from './batch/submit.js';
+import { InterruptedSubmission, PartialSubmission } from './batch/submit.js';
 import { CliUsageError, EXIT, ExitWith, type ExitCode } from './exit-codes.js';
 import { ApiError, formatProblem } from './problem.js';
 import { requestsCommand, usageCommand, workersCommand } from './read-commands.js';
@@ -25,6 +25,13 @@ function inherit(command: Command): void {
 
 /** Runs one client command; returns the exit code (README "Client CLI", cli/exit-codes.ts). */
 export async function runClient(argv: string[]): Promise<ExitCode> {
+  // `trawler ... | head`: the reader has what it wanted; stop quietly rather than with a stack trace.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(EXIT.ok);
+      throw error;
+    });
+  }
   try {
     await program().parseAsync(argv, { from: 'user' });
     return EXIT.ok;
@@ -42,6 +49,10 @@ function reportFailure(error: unknown, json: boolean): ExitCode {
   if (error instanceof CliUsageError) {
     process.stderr.write(`trawler: ${error.message}\n`);
     return EXIT.usage;
+  }
+  if (error instanceof InterruptedSubmission) {
+    process.stderr.write(`trawler: ${error.message}\n`);
+    return EXIT.interrupted;
   }
   const apiError = error instanceof PartialSubmission ? error.apiError : error instanceof ApiError ? error : null;
   if (error instanceof PartialSubmission) process.stderr.write(`trawler: ${error.message}\n`);

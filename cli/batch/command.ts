@@ -1,12 +1,13 @@
 import { Command } from 'commander';
 import { contextFrom, printJson, wholeNumber, withConnectionOptions, type CommandContext, type ConnectionFlags } from '../context.js';
-import { EXIT, ExitWith } from '../exit-codes.js';
+import { CliUsageError, EXIT, ExitWith } from '../exit-codes.js';
+import { ensureWritable } from '../output-file.js';
 import { addScrapeParameterOptions, scrapeParametersFrom } from '../scrape/parameter-flags.js';
 import { readBatchInput } from './input.js';
 import { InterruptControl } from './interrupt.js';
 import { lineProgress, silentProgress, terminalProgress, type ProgressView } from './progress.js';
 import { ResultsSink, writeCompleteResults } from './results.js';
-import { MAX_ITEMS_PER_CALL, submitBatch, type BatchJob } from './submit.js';
+import { MAX_ITEMS_PER_CALL, submitBatch, type BatchJob, type SubmitOutcome } from './submit.js';
 import { watchJob, type WatchOutcome } from './watch.js';
 import { describeJob, exitCodeOfJob } from './summary.js';
 
@@ -85,7 +86,10 @@ function runCommand(): Command {
     const jobFields = { ...defaults, ...runControls(flags) };
     const context = contextFrom(flags);
     const chunkSize = Math.max(1, wholeNumber('--chunk-size', flags.chunkSize ?? '10000', MAX_ITEMS_PER_CALL));
-    const submitted = await submitBatch(context.client, input, jobFields, { maxItems: chunkSize });
+    const submitted = await submitUntilInterrupted(() =>
+      ensureWritable(flags.detach ? undefined : flags.output),
+      (stopRequested) => submitBatch(context.client, input, jobFields, { maxItems: chunkSize, stopRequested }),
+    );
     const job = submitted.job;
     if (!context.json) {
       context.err.write(`trawler: batch job ${job.id}: ${job.total_items} items submitted in ${submitted.calls} call(s)\n`);
@@ -105,6 +109,8 @@ function resultsCommand(): Command {
   followOptions(command, 'stdout');
   withConnectionOptions(command);
   return command.action(async (id: string, flags: FollowFlags & { status?: string; follow?: boolean }) => {
+    if (flags.follow && flags.status !== undefined) throw new CliUsageError('--status cannot be used with --follow (a followed job streams every line)');
+    ensureWritable(flags.output);
     const context = contextFrom(flags);
     if (flags.follow) return follow(context, encodeURIComponent(id), flags, '-');
     await writeCompleteResults(context.client, encodeURIComponent(id), flags.output ?? '-', flags.status);
@@ -171,4 +177,25 @@ function finish(context: CommandContext, outcome: WatchOutcome, sink: ResultsSin
   const interrupted = outcome.ended === 'detached' || outcome.cancelRequested;
   const code = interrupted ? EXIT.interrupted : exitCodeOfJob(job);
   if (code !== EXIT.ok) throw new ExitWith(code);
+}
+
+/**
+ * Submits with Ctrl-C and SIGTERM caught: the chunk being sent finishes, the job is closed with what
+ * it holds and its id is printed (InterruptedSubmission), instead of leaving an open job nobody knows of.
+ */
+async function submitUntilInterrupted(check: () => void, submit: (stopRequested: () => boolean) => Promise<SubmitOutcome>): Promise<SubmitOutcome> {
+  check();
+  let stop = false;
+  const onSignal = () => {
+    if (!stop) process.stderr.write('trawler: interrupted; the call in flight finishes, then the job is closed with what it holds\n');
+    stop = true;
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await submit(() => stop);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }

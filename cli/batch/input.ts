@@ -29,7 +29,7 @@ export function parseBatchInput(text: string, source: string): BatchInput {
     } else if (/\s/.test(line)) {
       throw new CliUsageError(`${where}: expected one URL or one JSON object per line`);
     } else {
-      items.push({ url: line });
+      items.push({ url: checkedUrl(line, where) });
     }
   });
   if (items.length === 0) throw new CliUsageError(`${source}: no URLs or items`);
@@ -58,5 +58,23 @@ function jsonItem(line: string, where: string): BatchItem {
   }
   const item = parsed as Record<string, unknown>;
   if (typeof item.url !== 'string' || item.url === '') throw new CliUsageError(`${where}: an item needs a "url" string`);
+  checkedUrl(item.url, where);
   return item as BatchItem;
+}
+
+/**
+ * A line's URL must at least be an absolute http(s) URL with a host, checked before anything is sent:
+ * the service refuses a whole call for one bad item, which would leave a large input half submitted.
+ */
+function checkedUrl(url: string, where: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CliUsageError(`${where}: "${url}" is not an absolute URL`);
+  }
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
+    throw new CliUsageError(`${where}: "${url}" is not an http or https URL with a host`);
+  }
+  return url;
 }

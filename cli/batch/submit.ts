@@ -73,7 +73,7 @@ export async function submitBatch(
   client: ApiClient,
   input: BatchInput,
   jobFields: Record<string, unknown>,
-  options: { maxItems: number; onChunk?: (submitted: number, total: number) => void },
+  options: { maxItems: number; onChunk?: (submitted: number, total: number) => void; stopRequested?: () => boolean },
 ): Promise<SubmitOutcome> {
   const firstCallBytes = Buffer.byteLength(JSON.stringify(jobFields));
   const chunks = chunkItems(input.items, input.plainUrls, { maxItems: Math.min(options.maxItems, MAX_ITEMS_PER_CALL), firstCallBytes });
@@ -86,6 +86,10 @@ export async function submitBatch(
   let submitted = chunks[0].length;
   options.onChunk?.(submitted, input.items.length);
   for (const chunk of chunks.slice(1)) {
+    if (options.stopRequested?.()) {
+      await client.request('POST', `/v1/batch/${job.id}/close`, { onDrop: 'once' }).catch(() => undefined);
+      throw new InterruptedSubmission(job.id, submitted, input.items.length);
+    }
     try {
       const appended = await client.json<{ job: BatchJob }>('POST', `/v1/batch/${job.id}/items`, { json: listBody(chunk, input.plainUrls), onDrop: 'never' });
       job = appended.job;
@@ -114,5 +118,20 @@ export class PartialSubmission extends Error {
 
   get apiError(): ApiError | null {
     return this.cause instanceof ApiError ? this.cause : null;
+  }
+}
+
+/** Ctrl-C or SIGTERM while the chunks were being sent: the job was closed with what it holds. */
+export class InterruptedSubmission extends Error {
+  override name = 'InterruptedSubmission';
+  constructor(
+    readonly jobId: string,
+    readonly submitted: number,
+    readonly total: number,
+  ) {
+    super(
+      `interrupted: batch job ${jobId} holds ${submitted} of ${total} items and was closed, so it runs what it holds. ` +
+        `Follow it: trawler batch results ${jobId} --follow -o FILE; stop it: trawler batch cancel ${jobId}`,
+    );
   }
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import type { ApiResponse } from '../client.js';
 import { contextFrom, printJson, withConnectionOptions, type CommandContext, type ConnectionFlags } from '../context.js';
+import { ensureWritable } from '../output-file.js';
 import { addScrapeParameterOptions, scrapeParametersFrom } from './parameter-flags.js';
 
 interface ScrapeFlags extends ConnectionFlags {
@@ -22,12 +23,13 @@ export function scrapeCommand(): Command {
   const command = new Command('scrape')
     .description('scrape one URL (POST /v1/scrape); the body goes to stdout or -o, a JSON envelope pretty-printed')
     .argument('<url>', 'target URL')
-    .option('-o, --output <file>', 'write the body (or envelope) to this file instead of stdout')
+    .option('-o, --output <file>', 'write the body (or envelope) to this file instead of stdout (- for stdout)')
     .option('--save-screenshots <dir>', 'decode the envelope\'s screenshots into <dir>/<name>.<format>');
   withConnectionOptions(command);
   addScrapeParameterOptions(command);
   return command.action(async (url: string, flags: ScrapeFlags) => {
     const params = scrapeParametersFrom(flags as unknown as Record<string, unknown>, url);
+    ensureWritable(flags.output);
     const context = contextFrom(flags);
     const response = await context.client.request('POST', '/v1/scrape', { json: params, onDrop: 'once' });
     await present(context, response, flags);
@@ -40,10 +42,10 @@ async function present(context: CommandContext, response: ApiResponse, flags: Sc
   const summary = summaryOf(response, contentType);
   const screenshotFiles = envelope && flags.saveScreenshots ? saveScreenshots(envelope, flags.saveScreenshots) : [];
   let written: string | null = null;
-  if (flags.output) {
+  if (flags.output && flags.output !== '-') {
     writeFileSync(flags.output, envelope ? `${JSON.stringify(envelope, null, 2)}\n` : response.body);
     written = flags.output;
-  } else if (!envelope && isBinary(contentType) && (context.json || process.stdout.isTTY)) {
+  } else if (flags.output !== '-' && !envelope && isBinary(contentType) && (context.json || process.stdout.isTTY)) {
     written = `${response.requestId ?? 'scrape'}.${EXTENSIONS[contentType] ?? 'bin'}`;
     writeFileSync(written, response.body);
   }

@@ -30,6 +30,11 @@ function resultLines(path: string): Json[] {
   return readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Json);
 }
 
+/** Jobs the key's project holds (at most the first page of 200, more than the suite makes). */
+async function jobCount(): Promise<number> {
+  return ((await (await api.get('/v1/batch?limit=200')).json()) as { batches: unknown[] }).batches.length;
+}
+
 function progressLines(stderr: string): RegExpExecArray[] {
   return stderr.split('\n').map((line) => PROGRESS_LINE.exec(line)).filter((m): m is RegExpExecArray => m !== null);
 }
@@ -99,6 +104,27 @@ describe('trawler batch run', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const run = await runCli(['batch', 'run', input], env);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('bad.txt:2: an item needs a "url" string');
+  });
+
+  it('checks every line\'s URL before submitting anything, naming the line, so a large input is never half sent', async () => {
+    const input = join(dir, 'bad-url.txt');
+    writeFileSync(input, [1, 2, 3, 4].map((i) => `${site.url}?u=${i}`).concat(['htp:/bad', `${site.url}?u=6`]).join('\n'));
+    const before = (await jobCount());
+    const run = await runCli(['batch', 'run', input, '--chunk-size', '2'], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('bad-url.txt:5: "htp:/bad" is not an http or https URL with a host');
+    expect((await jobCount())).toBe(before);
+  });
+
+  it('refuses --status with --follow, and an -o it could not write, before anything is sent (exit 2)', async () => {
+    const followed = await runCli(['batch', 'results', '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--follow', '--status', 'failed'], env);
+    expect(followed.code).toBe(2);
+    expect(followed.stderr).toContain('--status cannot be used with --follow');
+    const before = (await jobCount());
+    const unwritable = await runCli(['batch', 'run', '-', '-o', join(dir, 'missing', 'out.ndjson')], env, `${site.url}?w=1\n`);
+    expect(unwritable.code).toBe(2);
+    expect(unwritable.stderr).toContain('cannot write there');
+    expect((await jobCount())).toBe(before);
   });
 });
 

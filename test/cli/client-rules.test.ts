@@ -1,6 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { problem, startFakeGateway, type FakeGateway } from './fake-gateway.js';
-import { CLI_TEST_TIMEOUT_MS, runCli } from './run-cli.js';
+import { CLI_TEST_TIMEOUT_MS, runCli, startCli } from './run-cli.js';
 
 const OK = { status: 200, headers: { 'x-target-status': '200', 'x-engine': 'fetch', 'x-credits-charged': '1', 'cache-state': 'miss' }, body: '<p>the page</p>' };
 
@@ -109,5 +111,56 @@ describe('client retry rules (against a scripted gateway)', { timeout: CLI_TEST_
     expect(readFileSync(`${dir}/page.pdf`)).toEqual(pdf);
     expect(run.stdout).toBe('');
     expect(JSON.parse(gateway.requests[0].body)).toEqual({ url: 'https://example.com/', engine: 'chromium', response_format: 'pdf' });
+  });
+});
+
+describe('the CLI as a pipe and under interruption (against a scripted gateway)', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it('stops quietly, exit 0, when the reader of its output closes the pipe (`| head`)', async () => {
+    gateway = await startFakeGateway([{ ...OK, body: `<p>${'x'.repeat(2 * 1024 * 1024)}</p>` }]);
+    const cli = startCli(['scrape', 'https://example.com/', '--api-url', gateway.url, '--api-key', 'svc_test_key']);
+    // Read the first chunk, then go away as `head -c` does: the CLI's next write meets a closed pipe.
+    await new Promise<void>((resolve) => cli.child.stdout!.once('data', () => resolve()));
+    cli.child.stdout!.destroy();
+    const run = await cli.done;
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toMatch(/EPIPE|\n\s+at /);
+  });
+
+  it('closes a job whose submission Ctrl-C interrupted, prints its id and exits 130, sending no more items', async () => {
+    const job = (open: boolean, total: number) => ({ id: '01JOBINTERRUPTED0000000000', status: 'running', ...(open ? { open: true } : {}), total_items: total, progress: {} });
+    const requests: string[] = [];
+    let releaseAppend!: () => void;
+    const appendHeld = new Promise<void>((resolve) => (releaseAppend = resolve));
+    let appendArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (appendArrived = resolve));
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        requests.push(`${req.method} ${req.url}`);
+        const answer = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+        if (req.url === '/v1/batch') return answer(job(true, 1));
+        if (req.url?.endsWith('/items')) {
+          appendArrived();
+          return void appendHeld.then(() => answer({ job: job(true, 2), items_added: 1, items_dispatched: 1 }));
+        }
+        answer(job(false, 2));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const cli = startCli(['batch', 'run', '-', '--chunk-size', '1', '--api-url', url, '--api-key', 'svc_test_key'], {}, 'https://a.example/1\nhttps://a.example/2\nhttps://a.example/3\n');
+      await arrived;
+      cli.child.kill('SIGINT');
+      // Answered only once the CLI has taken the signal, so the next chunk is certain not to be sent.
+      await cli.waitForStderr(/interrupted; the call in flight finishes/);
+      releaseAppend();
+      const run = await cli.done;
+      expect(run.code).toBe(130);
+      expect(run.stderr).toContain('interrupted: batch job 01JOBINTERRUPTED0000000000 holds 2 of 3 items and was closed');
+      expect(requests).toEqual(['POST /v1/batch', 'POST /v1/batch/01JOBINTERRUPTED0000000000/items', 'POST /v1/batch/01JOBINTERRUPTED0000000000/close']);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
@@ -34,6 +34,18 @@ describe('trawler scrape against the embedded service', { timeout: CLI_TEST_TIME
     expect(run.stdout).toBe('');
     expect(readFileSync(out, 'utf8')).toContain('# The article title');
     expect(run.stderr).toMatch(/target 200 via fetch, 1 credits, .*saved .*article\.md/);
+  });
+
+  it('refuses an -o path it could not write before sending anything (exit 2), and takes -o - as stdout', async () => {
+    const before = site.hits('/');
+    const refused = await runCli(['scrape', site.url, '-o', join(dir, 'no-such-folder', 'x.html')], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('cannot write there (its folder does not exist); nothing was sent');
+    expect(site.hits('/')).toBe(before);
+    const toStdout = await runCli(['scrape', site.url, '-o', '-'], { ...env }, undefined, dir);
+    expect(toStdout.code, toStdout.stderr).toBe(0);
+    expect(toStdout.stdout).toBe(SIMPLE_HTML);
+    expect(existsSync(join(dir, '-'))).toBe(false);
   });
 
   it('pretty-prints the JSON envelope, and --json gives one machine-readable line', async () => {

@@ -23,9 +23,10 @@ export interface RunningCli {
  * The compiled `trawler` command as a child process (asynchronous, so an embedded service in this
  * process keeps answering it). Only PATH and HOME are inherited: no stray TRAWLER_* settings.
  */
-export function startCli(args: string[], env: Record<string, string> = {}, stdin?: string): RunningCli {
+export function startCli(args: string[], env: Record<string, string> = {}, stdin?: string, cwd?: string): RunningCli {
   if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: build first (npx tsc -p tsconfig.json)`);
   const child = spawn(process.execPath, [ENTRY, ...args], {
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -65,8 +66,8 @@ export function startCli(args: string[], env: Record<string, string> = {}, stdin
   };
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<CliRun> {
-  return startCli(args, env, stdin).done;
+export function runCli(args: string[], env: Record<string, string> = {}, stdin?: string, cwd?: string): Promise<CliRun> {
+  return startCli(args, env, stdin, cwd).done;
 }
 
 /**
