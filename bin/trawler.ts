@@ -28,14 +28,20 @@ API client (talks to a gateway: TRAWLER_API_URL, TRAWLER_API_KEY; see the README
   batch status|results|cancel|retry <id>
   requests [--errors] [id]  |  workers  |  usage
   trawler <command> --help                         flags of a client command
+  trawler --version                                the version
 
 Configuration comes from the environment; see the README's table.`;
 };
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
-  if (!command || command === '--help' || command === '-h') {
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${await usage()}\n`);
+    return;
+  }
+  if (command === '--version' || command === '-V' || command === 'version') {
+    const { packageVersion } = await import('../lib/version.js');
+    process.stdout.write(`trawler ${packageVersion()}\n`);
     return;
   }
   if (isClientCommand(command)) {

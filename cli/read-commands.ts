@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { contextFrom, printJson, wholeNumber, withConnectionOptions, type ConnectionFlags } from './context.js';
 import { credits, table } from './table.js';
+import { CliUsageError } from './exit-codes.js';
 
 interface RequestLogEntry {
   id: string;
@@ -38,7 +39,7 @@ export function requestsCommand(): Command {
     }
     const page = await context.client.json<{ data: RequestLogEntry[]; page: Record<string, unknown> }>('GET', '/v1/requests', {
       query: {
-        limit: wholeNumber('--limit', flags.limit ?? '50', 200),
+        limit: listLimit(flags.limit),
         only_errors: flags.errors ? 'true' : undefined,
         status: flags.status,
         all_projects: flags.allProjects ? 'true' : undefined,
@@ -47,7 +48,10 @@ export function requestsCommand(): Command {
     if (context.json) return printJson(context, page);
     const rows = page.data.map((e) => [e.created_at, e.id, e.status, e.http_status, e.engine, credits(e.credits_micro ?? 0), e.error_code, e.url]);
     context.out.write(`${table(['CREATED', 'ID', 'STATUS', 'TARGET', 'ENGINE', 'CREDITS', 'ERROR', 'URL'], rows)}\n`);
-    if (page.page.has_more) context.err.write('trawler: more entries exist; raise --limit or use the API cursor (page.next_before)\n');
+    if (page.page.has_more) {
+      const more = (Number(flags.limit ?? '50') < 200 ? 'raise --limit (at most 200) or ' : '') + 'page with the API cursor (page.next_before, page.next_before_id)';
+      context.err.write(`trawler: more entries exist; ${more}\n`);
+    }
   });
 }
 
@@ -113,4 +117,11 @@ export function usageCommand(): Command {
       ].join('\n') + '\n',
     );
   });
+}
+
+/** `--limit` of `requests`: 1 to 200, what the service pages by (0 would read as its default of 50). */
+function listLimit(raw: string | undefined): number {
+  const limit = wholeNumber('--limit', raw ?? '50', 200);
+  if (limit < 1) throw new CliUsageError(`--limit must be from 1 to 200, got "${raw}"`);
+  return limit;
 }

@@ -121,6 +121,15 @@ describe('trawler requests, workers, usage', { timeout: CLI_TEST_TIMEOUT_MS }, (
     expect(table.stdout.split('\n')[0]).toMatch(/^CREATED\s+ID\s+STATUS\s+TARGET\s+ENGINE\s+CREDITS\s+ERROR\s+URL$/);
   });
 
+  it('prints its version, and refuses a request-log --limit outside 1-200 (exit 2)', async () => {
+    const version = await runCli(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toBe(`trawler ${JSON.parse(readFileSync('package.json', 'utf8')).version}\n`);
+    const zero = await runCli(['requests', '--limit', '0'], env);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('--limit must be from 1 to 200');
+  });
+
   it('shows the workers the gateway sees', async () => {
     const run = await runCli(['workers'], env);
     expect(run.code, run.stderr).toBe(0);
