@@ -36,6 +36,15 @@ export function createGatewayMetrics(registry: Registry, sources: GatewayGaugeSo
   };
 }
 
+/**
+ * One finished scrape, a request's or a batch item's: `outcome` is `success`, `cache_hit` or the error
+ * code; a success also adds what it was charged to the credits counter.
+ */
+export function countFinishedScrape(metrics: GatewayMetrics, engine: string, outcome: string, chargedMicro = 0): void {
+  metrics.scrapes.inc({ engine, outcome });
+  if (outcome === 'success') metrics.creditsCharged.inc({ engine }, chargedMicro);
+}
+
 /** Live pool membership as this gateway sees it on the bus (heartbeats), every engine listed. */
 function registerPoolGauges(registry: Registry, directory: WorkerDirectory): void {
   const gauge = (name: string, help: string, pick: (totals: { workers: number; capacity: number; in_flight: number }) => number) =>

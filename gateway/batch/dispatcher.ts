@@ -7,7 +7,7 @@ import type { Queryable } from '../../lib/store/db.js';
 import { gatedDb } from '../../lib/store/gated-db.js';
 import { dispatcherConnections } from '../../lib/store/pool-sizing.js';
 import type { GatewayContext } from '../context.js';
-import type { GatewayMetrics } from '../metrics.js';
+import { countFinishedScrape, type GatewayMetrics } from '../metrics.js';
 import { startPeriodic } from '../periodic.js';
 import { finalizeJob, requeueExpired, returnDueHold, type ItemOutcome } from './lifecycle.js';
 import { ResultWriter, type ClaimTicket } from './result-writer.js';
@@ -235,11 +235,7 @@ export function startBatchDispatcher(
 function countFinishedItems(metrics: GatewayMetrics, written: Array<{ outcome: ItemOutcome; chargedMicro: number }>): void {
   for (const { outcome, chargedMicro } of written) {
     const engine = outcome.engine ?? 'none';
-    if (outcome.kind === 'succeeded') {
-      metrics.scrapes.inc({ engine, outcome: 'success' });
-      metrics.creditsCharged.inc({ engine }, chargedMicro);
-    } else if (outcome.kind === 'failed') {
-      metrics.scrapes.inc({ engine, outcome: outcome.error?.code ?? 'ERR::INTERNAL::ERROR' });
-    }
+    if (outcome.kind === 'succeeded') countFinishedScrape(metrics, engine, 'success', chargedMicro);
+    else if (outcome.kind === 'failed') countFinishedScrape(metrics, engine, outcome.error?.code ?? 'ERR::INTERNAL::ERROR');
   }
 }

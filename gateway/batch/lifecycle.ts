@@ -92,15 +92,14 @@ export async function finishItems(tx: Queryable, target: { jobId: string; owner:
       return { reservationId: row.reservationId, requestId, settle: succeeded(row) ? { chargedMicro: outcome.chargedMicro, engine: outcome.engine } : null };
     }),
   );
-  const unsettled = held.filter((row) => succeeded(row) && !settled.has(row.reservationId));
-  await clearItemCharges(tx, target.jobId, unsettled.map((row) => row.seq));
+  const cleared = new Set(held.filter((row) => succeeded(row) && !settled.has(row.reservationId)).map((row) => row.seq));
+  await clearItemCharges(tx, target.jobId, [...cleared]);
   for (const row of recorded) await bySeq.get(row.seq)!.afterSettle?.();
   const failed = recorded.some((row) => bySeq.get(row.seq)!.outcome.kind === 'failed');
   if (failed) await checkFailureThreshold(tx, target.jobId, target.releaseDelayMs);
   if (failed || mayEnd(job, recorded.length, recorded.filter((row) => bySeq.get(row.seq)!.outcome.kind === 'retry').length)) {
     await finalizeJob(tx, target.jobId, target.releaseDelayMs);
   }
-  const cleared = new Set(unsettled.map((row) => row.seq));
   return new Map(recorded.map((row) => [row.seq, succeeded(row) && !cleared.has(row.seq) ? bySeq.get(row.seq)!.outcome.chargedMicro : 0]));
 }
 

@@ -98,10 +98,6 @@ export function parseResultsQuery(query: Record<string, unknown>): ResultsQuery 
   return result;
 }
 
-export function noQuery(query: Record<string, unknown>): void {
-  rejectUnknownParameters(query, []);
-}
-
 /** Routes documented as taking no body accept none, or `{}`. */
 export function checkNoBody(body: unknown): void {
   if (body === undefined) return;

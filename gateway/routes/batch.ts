@@ -8,8 +8,8 @@ import { principalOf, scope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
 import { jobObjectOf, jobObjects } from '../batch/job-view.js';
-import { checkNoBody, encodeListCursor, jobIdFrom, noQuery, parseJobListQuery, parseResultsQuery } from '../batch/query.js';
-import { noQueryParameters } from '../query-parameters.js';
+import { checkNoBody, encodeListCursor, jobIdFrom, parseJobListQuery, parseResultsQuery } from '../batch/query.js';
+import { noQueryParameters, rejectQueryParameters } from '../query-parameters.js';
 import { resultsPage } from '../batch/results.js';
 import { appendItems, cancelJob, closeJob, createJob, notFound, requireJob, retryJob } from '../batch/service.js';
 
@@ -44,7 +44,7 @@ export function batchRoutes(context: GatewayContext): Router {
   router
     .route('/v1/batch/:batchID')
     .get(withBatch, async (req, res) => {
-      noQuery(req.query as Record<string, unknown>);
+      rejectQueryParameters(req);
       // The row was just read whole: its totals are current, so no second read.
       noStore(res).json(jobObjects([await loadJob(req, res)])[0]);
     })
@@ -65,7 +65,7 @@ export function batchRoutes(context: GatewayContext): Router {
     router
       .route(`/v1/batch/:batchID/${path}`)
       .post(withBatch, jsonBody({ required: false }), async (req, res) => {
-        noQuery(req.query as Record<string, unknown>);
+        rejectQueryParameters(req);
         checkNoBody(res.locals.body);
         const body = await run(await loadJob(req, res), res);
         res.setHeader('X-Credits-Charged', '0');
@@ -100,7 +100,7 @@ export function batchRoutes(context: GatewayContext): Router {
   router
     .route('/v1/batch/:batchID/tasks/:seq/content')
     .get(withBatch, async (req, res) => {
-      noQuery(req.query as Record<string, unknown>);
+      rejectQueryParameters(req);
       const job = await loadJob(req, res);
       const seq = /^\d{1,15}$/.test(String(req.params.seq)) ? Number(req.params.seq) : null;
       const item = seq === null ? null : await getItem(context.db, job.id, seq);

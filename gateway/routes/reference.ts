@@ -4,7 +4,7 @@ import { ServiceError } from '../../lib/errors/index.js';
 import type { GatewayContext } from '../context.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
-import { rejectUnknownParameters } from '../query-parameters.js';
+import { rejectQueryParameters } from '../query-parameters.js';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 export const REFERENCE_PATH = '/v1/reference';
@@ -21,7 +21,7 @@ export function referenceRoutes(context: GatewayContext): Router {
   router
     .route(OPENAPI_PATH)
     .get((req, res) => {
-      rejectUnknownParameters(req.query as Record<string, unknown>, []);
+      rejectQueryParameters(req);
       res.setHeader('Cache-Control', 'no-cache');
       res.json(document());
     })

@@ -6,7 +6,7 @@ import type { GatewayContext } from '../context.js';
 import { principalOf, requireScope } from '../middleware/auth.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
 import { parseListQuery } from '../request-log/list-query.js';
-import { rejectUnknownParameters } from '../query-parameters.js';
+import { rejectQueryParameters } from '../query-parameters.js';
 import { requestLogIdFrom } from '../request-log/record-id.js';
 
 /**
@@ -58,7 +58,7 @@ export function requestLogRoutes(context: GatewayContext): Router {
   router
     .route('/v1/requests/:id')
     .get(async (req, res) => {
-      rejectUnknownParameters(req.query, []);
+      rejectQueryParameters(req);
       const id = requestLogIdFrom(req.params.id);
       if (id === null) {
         throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', 'Path parameter "id" must be a 26-character ULID or a UUID');

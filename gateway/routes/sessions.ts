@@ -14,7 +14,7 @@ import type { GatewayContext } from '../context.js';
 import { principalOf, scope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
-import { rejectUnknownParameters } from '../query-parameters.js';
+import { rejectQueryParameters } from '../query-parameters.js';
 import { deploymentFor } from '../scrape/deployment.js';
 import { planSession } from '../sessions/create-body.js';
 import { rejectBody } from '../sessions/no-body.js';
@@ -32,7 +32,7 @@ export function sessionRoutes(context: GatewayContext): Router {
     .route('/v1/sessions')
     .all(scope('sessions'))
     .post(jsonBody({ required: false }), async (req, res) => {
-      rejectUnknownParameters(req.query as Query, []);
+      rejectQueryParameters(req);
       const principal = principalOf(res);
       const now = new Date();
       const plan = planSession(
@@ -82,7 +82,7 @@ export function sessionRoutes(context: GatewayContext): Router {
     .route('/v1/sessions/:sessionId')
     .all(scope('sessions'))
     .get(async (req, res) => {
-      rejectUnknownParameters(req.query as Query, []);
+      rejectQueryParameters(req);
       const session = await findSession(db, sessionIdFrom(req.params.sessionId), principalOf(res).organization.id);
       if (!session) throw notFound(req.params.sessionId);
       noStore(res).json(sessionBody(session));
@@ -98,7 +98,7 @@ export function sessionRoutes(context: GatewayContext): Router {
     .route('/v1/sessions/:sessionId/context')
     .all(scope('sessions'))
     .get(async (req, res) => {
-      rejectUnknownParameters(req.query as Query, []);
+      rejectQueryParameters(req);
       const session = await findSession(db, sessionIdFrom(req.params.sessionId), principalOf(res).organization.id);
       if (!session) throw notFound(req.params.sessionId);
       assertActive(session);

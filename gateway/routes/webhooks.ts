@@ -9,8 +9,7 @@ import type { GatewayContext } from '../context.js';
 import { principalOf, scope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
-import { noQuery } from '../batch/query.js';
-import { noQueryParameters } from '../query-parameters.js';
+import { noQueryParameters, rejectQueryParameters } from '../query-parameters.js';
 import { newWebhookSecret } from '../webhooks/signature.js';
 
 export const CreateEndpointSchema = z.strictObject({
@@ -38,7 +37,7 @@ export function webhookRoutes(context: GatewayContext): Router {
       res.status(201).json({ ...endpointObject(endpoint), secret: endpoint.secret });
     })
     .get(scope('batch'), async (req, res) => {
-      noQuery(req.query as Record<string, unknown>);
+      rejectQueryParameters(req);
       const endpoints = await listEndpoints(context.db, principalOf(res).organization.id);
       res.setHeader('Cache-Control', 'no-store');
       res.json({ webhooks: endpoints.map(endpointObject) });
@@ -48,7 +47,7 @@ export function webhookRoutes(context: GatewayContext): Router {
   router
     .route('/v1/webhooks/:id')
     .delete(scope('batch'), async (req, res) => {
-      noQuery(req.query as Record<string, unknown>);
+      rejectQueryParameters(req);
       const deleted = await deleteEndpoint(context.db, String(req.params.id), principalOf(res).organization.id);
       if (!deleted) throw new ServiceError('ERR::REQUEST::NOT_FOUND', `No webhook endpoint ${String(req.params.id)}`);
       res.status(204).end();

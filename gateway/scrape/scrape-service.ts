@@ -1,4 +1,5 @@
 import { ServiceError, toServiceError } from '../../lib/errors/index.js';
+import { countFinishedScrape } from '../metrics.js';
 import type { ScrapeSuccess } from '../../lib/protocol/index.js';
 import { isCacheable, reservationMicro } from '../../lib/scrape/cost.js';
 import { withoutClimb, type EnginePlan } from '../../lib/scrape/engine-selection.js';
@@ -63,7 +64,7 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
         // Never taken for a cacheable request (scrape/admission-hold.ts); were it, a hit spends nothing.
         if (held.reservation) await settleAndFree(context, request, held.reservation.id, 0, null);
         held.reservation = null;
-        context.metrics.scrapes.inc({ engine: hit.engine, outcome: 'cache_hit' });
+        countFinishedScrape(context.metrics, hit.engine, 'cache_hit');
         // What the stored page's warnings say of it (RENDER_DEGRADED) holds for every answer it serves.
         record.warnings.push(...hit.warnings.filter((warning) => !record.warnings.includes(warning)));
         return { ...record, engine: hit.engine, cacheState: 'hit', admissionMs: Date.now() - request.receivedAt, result: hit };
@@ -88,14 +89,13 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
     if (!settled) {
       throw new ServiceError('ERR::INTERNAL::ERROR', 'the credit hold of this scrape was lost; nothing was charged');
     }
-    context.metrics.scrapes.inc({ engine: success.engine, outcome: 'success' });
-    context.metrics.creditsCharged.inc({ engine: success.engine }, record.chargedMicro);
+    countFinishedScrape(context.metrics, success.engine, 'success', record.chargedMicro);
     return { ...record, result: success };
   } catch (error) {
     record.chargedMicro = 0;
     if (held.reservation) await settleAndFree(context, request, held.reservation.id, 0, null);
     const serviceError = toServiceError(error, 'Scrape failed');
-    context.metrics.scrapes.inc({ engine: record.engine ?? serviceError.diagnostics?.engine ?? 'none', outcome: serviceError.code });
+    countFinishedScrape(context.metrics, record.engine ?? serviceError.diagnostics?.engine ?? 'none', serviceError.code);
     throw new ScrapeFailed(withAttempts(serviceError, record), record);
   }
 }

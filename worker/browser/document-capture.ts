@@ -1,5 +1,5 @@
 import type { Page, Response } from 'playwright-core';
-import { isChromeErrorPage } from './main-document.js';
+import { showsNoTargetDocument } from './main-document.js';
 import type { PageDom } from './page-dom.js';
 
 export interface CapturedDocument {
@@ -29,7 +29,7 @@ export function mediaTypeOf(headers: Record<string, string>): string {
 export async function captureDocument(page: Page, response: Response, dom: PageDom): Promise<CapturedDocument> {
   const headers = await response.allHeaders();
   const mediaType = mediaTypeOf(headers);
-  const errorPage = isChromeErrorPage(page.url());
+  const errorPage = showsNoTargetDocument(page.url());
   const base = { finalUrl: errorPage ? response.url() : page.url(), status: response.status(), headers, mediaType };
   if (errorPage) return { ...base, text: TEXTUAL.test(mediaType) ? '' : null, body: Buffer.alloc(0) };
   if (HTML_TYPES.has(mediaType)) {

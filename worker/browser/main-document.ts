@@ -71,7 +71,7 @@ export class MainDocument {
    * shows that page, but it is the target's answer).
    */
   failedNavigation(): string | null {
-    return this.failure !== null && isChromeErrorPage(this.page.url()) ? this.failure : null;
+    return this.failure !== null && showsNoTargetDocument(this.page.url()) ? this.failure : null;
   }
 
   /** The target's answer when `error` is Chromium refusing to show an HTTP error status with an empty body. */
@@ -98,6 +98,6 @@ export class MainDocument {
  * Whether the frame shows no document of the target's: Chromium's own error page (a failed navigation,
  * or an HTTP error status with an empty body), or still the blank page when that navigation failed.
  */
-export function isChromeErrorPage(url: string): boolean {
+export function showsNoTargetDocument(url: string): boolean {
   return url.startsWith('chrome-error://') || url === 'about:blank';
 }
