@@ -22,4 +22,12 @@ export const POOL_DEFAULTS = {
    * of CPU); above it a large page would hold the event loop for long.
    */
   inlineMaxChars: 4096,
+  /**
+   * Pages up to this many characters are also converted (main content, markdown, text, the envelope)
+   * on the caller's thread (CONTENT_INLINE_MAX_CHARS overrides it). The hop to a thread and back cost
+   * 0.7-1.2 ms of CPU a page more than the conversion of a 2-8 KB page on this 2-core machine, about
+   * as much as the conversion itself; a page of this size holds the event loop for 1-2 ms (measured
+   * with bench/format-bench.ts, docs/content.md "Where a page is converted").
+   */
+  convertInlineMaxChars: 8192,
 } as const;
