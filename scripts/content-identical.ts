@@ -8,7 +8,7 @@
  * where the collections are; COLLECTIONS=l3s-gn1,... picks some; EVERY=n takes every n-th page).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,6 +103,29 @@ function compare(before: string, after: string): number {
   return differing;
 }
 
+/**
+ * The commit's node_modules: this checkout's, except that a package patched otherwise here
+ * (patches/, patch-package) is copied with this checkout's patch undone and the commit's applied.
+ */
+function baseModules(commit: string, base: string): void {
+  const modules = path.join(base, 'node_modules');
+  mkdirSync(modules);
+  const patched = new Map<string, string>();
+  for (const file of readdirSync(path.join(CHECKOUT, 'patches'))) {
+    const ours = readFileSync(path.join(CHECKOUT, 'patches', file), 'utf8');
+    const theirs = spawnSync('git', ['-C', CHECKOUT, 'show', `${commit}:patches/${file}`], { encoding: 'utf8' });
+    if (theirs.status === 0 && theirs.stdout === ours) continue;
+    const name = file.slice(0, file.lastIndexOf('+')).replace('+', '/');
+    patched.set(name.split('/')[0], file);
+    cpSync(path.join(CHECKOUT, 'node_modules', name), path.join(modules, name), { recursive: true });
+    execFileSync('patch', ['-s', '-p1', '-R', '-i', path.join(CHECKOUT, 'patches', file)], { cwd: base });
+    if (theirs.status === 0) execFileSync('patch', ['-s', '-p1'], { cwd: base, input: theirs.stdout });
+  }
+  for (const entry of readdirSync(path.join(CHECKOUT, 'node_modules'))) {
+    if (!patched.has(entry)) symlinkSync(path.join(CHECKOUT, 'node_modules', entry), path.join(modules, entry));
+  }
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === '--dump') return dump(process.argv[3], process.argv[4]);
   const commit = process.argv[2] ?? 'a4b2da3';
@@ -110,7 +133,7 @@ async function main(): Promise<void> {
   const base = path.join(work, 'base');
   execFileSync('mkdir', ['-p', base, path.join(work, 'before'), path.join(work, 'after')]);
   execFileSync('sh', ['-c', `git -C "${CHECKOUT}" archive ${commit} lib worker package.json | tar -x -C "${base}"`]);
-  symlinkSync(path.join(CHECKOUT, 'node_modules'), path.join(base, 'node_modules'));
+  baseModules(commit, base);
   console.log(`${commit} against this checkout; ${COLLECTIONS.join(', ')}; formats ${Object.keys(FORMATS).join(', ')}; answers in ${work}`);
   runSide(base, path.join(work, 'before'));
   runSide(CHECKOUT, path.join(work, 'after'));
