@@ -64,8 +64,11 @@ describe('ContentPool', () => {
         const [here, there] = await Promise.all([inline.run(input), pool.run(input)]);
         expect({ ...here, extractMs: 0 }).toEqual({ ...there, extractMs: 0 });
       }
-      const large = htmlInput(`<html><body><p>${'word '.repeat(2000)}</p></body></html>`, 'https://e.example.com/', { response_format: 'markdown' });
-      await expect(inline.run(large)).rejects.toMatchObject({ code: 'ERR::ENGINE::RENDER_FAILED' });
+      // Too many characters, or too many tags in few characters: a thread's work, and its deadline.
+      const long = htmlInput(`<html><body><p>${'word '.repeat(2000)}</p></body></html>`, 'https://e.example.com/', { response_format: 'markdown' });
+      const tagged = htmlInput(`<html><body>${'<p>x'.repeat(200)}</body></html>`, 'https://e.example.com/', { response_format: 'markdown' });
+      await expect(inline.run(long)).rejects.toMatchObject({ code: 'ERR::ENGINE::RENDER_FAILED' });
+      await expect(inline.run(tagged)).rejects.toMatchObject({ code: 'ERR::ENGINE::RENDER_FAILED' });
     } finally {
       await inline.close();
     }

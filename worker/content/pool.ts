@@ -32,11 +32,18 @@ function errorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }
 
+/** Whether `text` opens at most `limit` tags (counted as '<'), read only as far as needed. */
+function tagsAtMost(text: string, limit: number): boolean {
+  let count = 0;
+  for (let at = text.indexOf('<'); at >= 0; at = text.indexOf('<', at + 1)) if (++count > limit) return false;
+  return true;
+}
+
 /**
  * Runs the content pipeline on worker threads, so parsing and conversion never block the event
  * loop and one hostile page is bounded in time and memory. A small page answered as fetched (no
- * conversion: only the needs-JavaScript scan, linear in its length), and a page small enough that
- * its conversion costs less than the hop to a thread and back, run on the caller's thread instead
+ * conversion: only the needs-JavaScript scan, linear in its length), and a page of so few characters
+ * and tags that its conversion costs about what the hop to a thread and back does, run on the caller's thread instead
  * (docs/content.md, "Where a page is converted").
  */
 export class ContentPool {
@@ -72,8 +79,10 @@ export class ContentPool {
   }
 
   private runsInline(input: ContentInput): boolean {
-    const length = input.page.text?.length ?? Infinity;
-    return length <= this.convertInlineMaxChars || (length <= this.inlineMaxChars && answersAsFetched(input));
+    const text = input.page.text;
+    if (text === null) return false;
+    if (text.length <= this.convertInlineMaxChars && tagsAtMost(text, POOL_DEFAULTS.convertInlineMaxTags)) return true;
+    return text.length <= this.inlineMaxChars && answersAsFetched(input);
   }
 
   private async onThread(input: ContentInput): Promise<ContentTaskResult> {
