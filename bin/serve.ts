@@ -56,7 +56,7 @@ export async function serve(config: Config, role: Role, name: string, extra: { d
         if (created) await adoptDefaultKey(dashboard.context, created.organization.id, created.key.id, created.secret);
         process.stderr.write(`Dashboard on ${dashboard.url}\n`);
         const link = await setupLink(dashboard.context);
-        if (link) process.stderr.write(`\nNo dashboard user yet. Open this one-time link to become the owner of the first organization:\n\n  ${link}\n\n`);
+        if (link) process.stderr.write(`\nNo dashboard user yet. Open this one-time link to become the owner of the first organization\n(it replaces any link printed before, by this process or another replica):\n\n  ${link}\n\n`);
       }
     }
     await startMetrics(config, role, registry, logger, stops);

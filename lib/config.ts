@@ -88,6 +88,10 @@ export const ConfigSchema = z.object({
     .pipe(z.union([z.literal('off'), z.string().regex(/^\d+$/, 'a port number or off').transform(Number).pipe(z.number().int().max(65535))])),
   /** 32 bytes, hex or base64, sealing the Default key's secret; unset: a key file in DATA_DIR (docs/dashboard.md). */
   DASHBOARD_SECRET_KEY: optionalText,
+  /** Password hashes (scrypt, 32 MiB each) one dashboard computes at once; 4 more per hash may wait, the rest get 429. */
+  DASHBOARD_PASSWORD_HASHES: z.coerce.number().int().min(1).max(64).default(2),
+  /** Sign-ins one client address may try in 15 minutes without succeeding; then it is refused for 15 minutes. */
+  DASHBOARD_SIGN_IN_CLIENT_LIMIT: z.coerce.number().int().min(1).max(100_000).default(30),
   /** Hours a dashboard sign-in lasts. */
   DASHBOARD_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(12),
   /** First webhook retry delay; each later retry waits four times longer (5 attempts in all). */

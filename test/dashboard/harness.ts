@@ -19,10 +19,11 @@ export interface DashboardService {
 }
 
 /** The embedded service (gateway + fetch worker, PGlite in memory) with the dashboard beside it, as `trawler all` wires them. */
-export async function startDashboardService(env: Record<string, string> = {}, options: { assets?: boolean } = {}): Promise<DashboardService> {
+export async function startDashboardService(env: Record<string, string> = {}, options: { assets?: boolean; databaseUrl?: string } = {}): Promise<DashboardService> {
   const assetsDir = options.assets ? await buildDashboardAssets(mkdtempSync(join(tmpdir(), 'trawler-dashboard-assets-'))) : join(tmpdir(), 'no-assets');
   const service = await startEmbedded({
     engines: ['fetch'],
+    databaseUrl: options.databaseUrl,
     env: { KEY_CACHE_SECONDS: '0', BATCH_DISPATCH_INTERVAL_MS: '50', DEFAULT_RATE_LIMIT_PER_SECOND: '1000', ...env },
   });
   const dashboard = await startDashboard(

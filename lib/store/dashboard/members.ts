@@ -1,6 +1,6 @@
 import { newId } from '../../ids.js';
 import type { Organization } from '../accounts.js';
-import type { Queryable } from '../db.js';
+import type { Db, Queryable } from '../db.js';
 import { hashToken, newToken } from './users.js';
 
 export const ROLES = ['owner', 'admin', 'member'] as const;
@@ -95,15 +95,40 @@ export async function listInvitations(db: Queryable, organizationId: string): Pr
   return result.rows;
 }
 
-/** Marks a live invitation used and returns it; null when unknown, used or expired. Call inside a transaction. */
+/**
+ * Marks a live invitation used and returns it; null when unknown, used or expired, and for a setup link
+ * once its organization has a member. Call inside a transaction.
+ */
 export async function consumeInvitation(db: Queryable, token: string, now = new Date()): Promise<Invitation | null> {
   const result = await db.query<Invitation>(
-    `UPDATE dashboard_invitations SET accepted_at = $2
+    `UPDATE dashboard_invitations i SET accepted_at = $2
       WHERE token_hash = $1 AND accepted_at IS NULL AND expires_at > $2
+        AND NOT (setup AND EXISTS (SELECT 1 FROM dashboard_members m WHERE m.organization_id = i.organization_id))
       RETURNING id, organization_id, role, email, created_at, expires_at, accepted_at`,
     [hashToken(token), now],
   );
   return result.rows[0] ?? null;
+}
+
+/**
+ * The owner setup link's invitation: replaces every unused one before it, so one is live at a time
+ * whichever replicas print one at once. Lock order: the organization's row, then its invitations.
+ * Null when the organization has a member (no setup link is needed any more).
+ */
+export async function replaceSetupInvitation(db: Db, organizationId: string, expiresAt: Date): Promise<string | null> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [organizationId]);
+    const members = await tx.query('SELECT 1 FROM dashboard_members WHERE organization_id = $1 LIMIT 1', [organizationId]);
+    if (members.rows.length > 0) return null;
+    await tx.query('DELETE FROM dashboard_invitations WHERE organization_id = $1 AND setup AND accepted_at IS NULL', [organizationId]);
+    const token = newToken();
+    await tx.query(
+      `INSERT INTO dashboard_invitations (id, token_hash, organization_id, role, email, created_by, expires_at, setup)
+       VALUES ($1, $2, $3, 'owner', NULL, NULL, $4, true)`,
+      [newId(), hashToken(token), organizationId, expiresAt],
+    );
+    return token;
+  });
 }
 
 export async function deleteInvitation(db: Queryable, organizationId: string, id: string): Promise<number> {
