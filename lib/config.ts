@@ -68,6 +68,8 @@ export const ConfigSchema = z.object({
   STORE_VACUUM_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   /** Monthly allowance given to organizations created by bootstrap or the CLI, whole credits. */
   DEFAULT_MONTHLY_CREDITS: z.coerce.number().int().min(0).default(100_000),
+  /** Monthly allowance of every organization's test ledger (`svc_test_` keys), whole credits; kept small: test keys prove an integration, not a workload. */
+  TEST_MONTHLY_CREDITS: z.coerce.number().int().min(0).default(1_000),
   DEFAULT_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(20),
   DEFAULT_CONCURRENCY_LIMIT: z.coerce.number().int().min(1).default(10),
   /** How often each gateway's batch dispatcher looks for queued items, expired leases and holds to return. */
