@@ -127,12 +127,24 @@ export async function listApiKeys(db: Queryable, organizationId?: string): Promi
 }
 
 /** Revokes by id or by displayed prefix; returns the number of keys revoked. */
-export async function revokeApiKey(db: Queryable, idOrPrefix: string): Promise<number> {
-  const result = await db.query(
-    `UPDATE api_keys SET revoked_at = now()
-      WHERE revoked_at IS NULL AND (id = $1 OR display_prefix = $1)`,
-    [idOrPrefix],
+/**
+ * Revokes one key named by id or displayed prefix (optionally within one organization). A prefix is 16
+ * characters and may be shared: when it names several active keys nothing is revoked and the error
+ * lists them, so the operator picks one by id or `--org`. Returns the number revoked (0 or 1).
+ */
+export async function revokeApiKey(db: Queryable, idOrPrefix: string, organizationId: string | null = null): Promise<number> {
+  const matches = await db.query<{ id: string; organization_id: string }>(
+    `SELECT id, organization_id FROM api_keys
+      WHERE revoked_at IS NULL AND (id = $1 OR display_prefix = $1) AND ($2::text IS NULL OR organization_id = $2)
+      ORDER BY id`,
+    [idOrPrefix, organizationId],
   );
+  if (matches.rows.length > 1) {
+    const named = matches.rows.map((row) => `${row.id} (organization ${row.organization_id})`).join(', ');
+    throw new Error(`${idOrPrefix} names ${matches.rows.length} active keys: ${named}; revoke one by its id, or narrow with --org`);
+  }
+  if (matches.rows.length === 0) return 0;
+  const result = await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [matches.rows[0].id]);
   return result.rowCount;
 }
 

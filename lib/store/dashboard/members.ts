@@ -43,6 +43,21 @@ export async function listMembers(db: Queryable, organizationId: string): Promis
   return result.rows;
 }
 
+export type Member = Awaited<ReturnType<typeof listMembers>>[number];
+
+/**
+ * Runs a change to an organization's members under a lock on its row, with the members as they stand
+ * once the lock is held. Lock order (docs/dashboard.md "Lock order"): the organization's row, then its
+ * member rows, then its invitations. Two owners demoting or removing each other at once are thereby
+ * serialised: the second sees the first's change, so the organization never loses its last owner.
+ */
+export async function withMembersLocked<T>(db: Db, organizationId: string, work: (tx: Queryable, members: Member[]) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [organizationId]);
+    return work(tx, await listMembers(tx, organizationId));
+  });
+}
+
 export async function setMemberRole(db: Queryable, organizationId: string, userId: string, role: Role): Promise<number> {
   const result = await db.query('UPDATE dashboard_members SET role = $3 WHERE organization_id = $1 AND user_id = $2', [organizationId, userId, role]);
   return result.rowCount;
@@ -51,11 +66,6 @@ export async function setMemberRole(db: Queryable, organizationId: string, userI
 export async function removeMember(db: Queryable, organizationId: string, userId: string): Promise<number> {
   const result = await db.query('DELETE FROM dashboard_members WHERE organization_id = $1 AND user_id = $2', [organizationId, userId]);
   return result.rowCount;
-}
-
-export async function countOwners(db: Queryable, organizationId: string): Promise<number> {
-  const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM dashboard_members WHERE organization_id = $1 AND role = 'owner'`, [organizationId]);
-  return Number(result.rows[0].n);
 }
 
 export async function renameOrganization(db: Queryable, organizationId: string, name: string): Promise<void> {
@@ -112,14 +122,12 @@ export async function consumeInvitation(db: Queryable, token: string, now = new 
 
 /**
  * The owner setup link's invitation: replaces every unused one before it, so one is live at a time
- * whichever replicas print one at once. Lock order: the organization's row, then its invitations.
+ * whichever replicas print one at once (under the members' lock, withMembersLocked).
  * Null when the organization has a member (no setup link is needed any more).
  */
 export async function replaceSetupInvitation(db: Db, organizationId: string, expiresAt: Date): Promise<string | null> {
-  return db.transaction(async (tx) => {
-    await tx.query('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [organizationId]);
-    const members = await tx.query('SELECT 1 FROM dashboard_members WHERE organization_id = $1 LIMIT 1', [organizationId]);
-    if (members.rows.length > 0) return null;
+  return withMembersLocked(db, organizationId, async (tx, members) => {
+    if (members.length > 0) return null;
     await tx.query('DELETE FROM dashboard_invitations WHERE organization_id = $1 AND setup AND accepted_at IS NULL', [organizationId]);
     const token = newToken();
     await tx.query(
