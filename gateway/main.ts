@@ -116,6 +116,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
       // Every answered request's entry is stored before the store closes (docs/request-log.md).
       await context.requestLog.close();
       await context.concurrency.close();
+      context.keys.close();
       await directory.stop();
     },
   };

@@ -75,6 +75,18 @@ export interface CreateKeyInput {
   secret?: string;
 }
 
+type KeyCreatedListener = (secretHash: string) => void;
+const keyCreatedListeners = new Set<KeyCreatedListener>();
+
+/**
+ * Tells `listener` the secret hash of every key this process creates, so a gateway's cache of unknown
+ * keys (gateway/auth/key-resolver.ts) drops that entry at once. Returns the unsubscribe.
+ */
+export function onKeyCreated(listener: KeyCreatedListener): () => void {
+  keyCreatedListeners.add(listener);
+  return () => keyCreatedListeners.delete(listener);
+}
+
 /** Creates a key and returns its secret: the only time the secret exists outside the caller. */
 export async function createApiKey(db: Queryable, input: CreateKeyInput): Promise<{ key: ApiKeyRecord; secret: string }> {
   const secret = input.secret ?? generateApiKey(input.environment);
@@ -90,6 +102,7 @@ export async function createApiKey(db: Queryable, input: CreateKeyInput): Promis
     [newId(), project.rows[0].organization_id, input.projectId, input.name, input.environment, keyDisplayPrefix(secret),
       hashApiKey(secret), input.scopes, input.expiresAt ?? null],
   );
+  for (const listener of keyCreatedListeners) listener(hashApiKey(secret));
   return { key: result.rows[0], secret };
 }
 
