@@ -1,7 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Bus } from '../lib/bus/bus.js';
 import type { Config } from '../lib/config.js';
+import { createLimitedServer, gatewayServerLimits } from '../lib/http-server-limits.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from '../lib/store/db.js';
 import { releaseStaleReservations } from '../lib/store/credits.js';
@@ -64,12 +65,8 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   let draining = false;
   const app = createApp(context, { draining: () => draining });
   // A request without Host reaches the app, which refuses it with a problem body (http-framing.ts).
-  const server = createServer({ requireHostHeader: false }, app);
+  const server = createLimitedServer(app, gatewayServerLimits(deps.config), { requireHostHeader: false });
   answerMalformedRequests(server, app, deps.config.DOCS_URL, deps.logger);
-  // Idle keep-alive sockets are closed by the client (undici: 4 s), never by us at the moment it
-  // reuses one ("other side closed"); 65 s also outlasts the usual load balancer idle timeout of 60 s.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.config.PORT, deps.config.HOST, () => resolve());

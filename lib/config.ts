@@ -34,6 +34,10 @@ export const ConfigSchema = z.object({
   DOCS_URL: z.string().url().default('https://docs.trawler.dev'),
   TRAWLER_BOOTSTRAP_KEY: z.string().optional(),
   LOG_LEVEL: LogLevelSchema,
+  /** Open connections one gateway accepts; one more is closed at once (docs/platform.md "Connection limits"). */
+  GATEWAY_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(4096),
+  /** A request's headers and body must have arrived within this, milliseconds; else a 400 problem and the connection closes. */
+  GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(120_000),
   /** Test-only: allow targets at exactly 127.0.0.1. Off by default; the SSRF policy blocks loopback. */
   TRAWLER_ALLOW_LOOPBACK_TARGETS: bool.default(false),
   /** Seconds an API-key lookup may be served from the gateway's cache (revocation bound is 60 s). */
@@ -94,6 +98,8 @@ export const ConfigSchema = z.object({
   DASHBOARD_PASSWORD_HASHES: z.coerce.number().int().min(1).max(64).default(2),
   /** Sign-ins one client address may try in 15 minutes without succeeding; then it is refused for 15 minutes. */
   DASHBOARD_SIGN_IN_CLIENT_LIMIT: z.coerce.number().int().min(1).max(100_000).default(30),
+  /** Open connections the dashboard accepts; one more is closed at once. */
+  DASHBOARD_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(256),
   /** Hours a dashboard sign-in lasts. */
   DASHBOARD_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(12),
   /** First webhook retry delay; each later retry waits four times longer (5 attempts in all). */
