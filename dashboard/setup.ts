@@ -22,5 +22,5 @@ export async function setupLink(context: DashboardContext): Promise<string | nul
 
 /** Keeps the Default key bootstrap just made revealable in the dashboard. */
 export async function adoptDefaultKey(context: DashboardContext, organizationId: string, keyId: string, secret: string): Promise<void> {
-  await storeDefaultKey(context.db, organizationId, keyId, context.box.seal(secret));
+  await storeDefaultKey(context.db, context.box, organizationId, keyId, secret);
 }

@@ -6,6 +6,10 @@ import { createLimitedServer, gatewayServerLimits } from '../lib/http-server-lim
 import type { Logger } from '../lib/log.js';
 import type { Db } from '../lib/store/db.js';
 import { releaseStaleReservations } from '../lib/store/credits.js';
+import type { SecretBox } from '../lib/secret-box.js';
+import { sealClearWebhookSecrets } from '../lib/store/batch/webhooks.js';
+import { resealUnboundDefaultKeys } from '../lib/store/dashboard/keys.js';
+import { openSealingBox } from '../lib/store/sealing-key.js';
 import { createApp } from './app.js';
 import { answerMalformedRequests } from './client-error.js';
 import { startRequestLogPurge } from './request-log/purge.js';
@@ -29,6 +33,8 @@ export interface GatewayDeps {
   logger: Logger;
   registry: Registry;
   version: string;
+  /** Seals the store's secrets; default: openSealingBox without a key file (the setting, else the store's key). */
+  box?: SecretBox;
   /** Tests only: limiters of their own (default: createLimits for the store). */
   limits?: GatewayLimits;
   /** Tests only: points where the batch dispatcher waits, to drive races deterministically. */
@@ -45,15 +51,25 @@ export interface RunningGateway {
 }
 
 
+/** Secrets stored before sealing (webhooks) or before bindings (Default keys) are sealed bound at start. */
+async function sealStoredSecrets(db: Db, box: SecretBox, logger: Logger): Promise<void> {
+  const webhooks = await sealClearWebhookSecrets(db, box);
+  const defaults = await resealUnboundDefaultKeys(db, box);
+  if (webhooks + defaults > 0) logger.info({ webhook_secrets: webhooks, default_keys: defaults }, 'sealed stored secrets');
+}
+
 /** After the grace period, how long cut-off requests get to settle their holds before the store closes. */
 const SETTLE_AFTER_GRACE_MS = 5000;
 
 export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const directory = new WorkerDirectory(deps.bus);
   directory.start();
-  const { batchHooks, ...shared } = deps;
+  const { batchHooks, box: givenBox, ...shared } = deps;
+  const box = givenBox ?? (await openSealingBox(deps.db, deps.config, deps.logger, false));
+  await sealStoredSecrets(deps.db, box, deps.logger);
   const context: GatewayContext = {
     ...shared,
+    box,
     directory,
     metrics: createGatewayMetrics(deps.registry, { directory, db: deps.db }),
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),

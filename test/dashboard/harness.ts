@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../lib/log.js';
-import { SecretBox } from '../../lib/secret-box.js';
 import { listOrganizationKeys } from '../../lib/store/dashboard/keys.js';
 import { startDashboard, type RunningDashboard } from '../../dashboard/server.js';
 import { adoptDefaultKey, setupLink } from '../../dashboard/setup.js';
@@ -27,7 +25,7 @@ export async function startDashboardService(env: Record<string, string> = {}, op
     env: { KEY_CACHE_SECONDS: '0', BATCH_DISPATCH_INTERVAL_MS: '50', DEFAULT_RATE_LIMIT_PER_SECOND: '1000', ...env },
   });
   const dashboard = await startDashboard(
-    { config: service.config, db: service.db, logger: createLogger('dashboard-test', 'silent'), box: new SecretBox(randomBytes(32)), apiUrl: service.url, assetsDir },
+    { config: service.config, db: service.db, logger: createLogger('dashboard-test', 'silent'), box: service.gateway.context.box, apiUrl: service.url, assetsDir },
     0,
   );
   const defaultKey = (await listOrganizationKeys(service.db, service.organizationId)).find((k) => k.name === 'Default');

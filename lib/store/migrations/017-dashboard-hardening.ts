@@ -5,7 +5,9 @@
  * - `dashboard_sign_in_attempts` replaces `dashboard_sign_in_failures`: sign-in attempts counted before
  *   the password is checked, per address (`email:<address>`) and per client (`client:<ip>`).
  * - `store_secrets`: the sealing key shared by every replica of one PostgreSQL when
- *   DASHBOARD_SECRET_KEY is unset (lib/store/secret-key.ts).
+ *   DASHBOARD_SECRET_KEY is unset (lib/store/sealing-key.ts).
+ * - `webhook_endpoints.sealed`: the secret is sealed (lib/secret-box.ts); rows from before are sealed
+ *   by the gateway's start-up pass (lib/store/batch/webhooks.ts sealClearWebhookSecrets).
  */
 export const up = `
 ALTER TABLE dashboard_invitations ADD COLUMN IF NOT EXISTS setup boolean NOT NULL DEFAULT false;
@@ -17,6 +19,7 @@ CREATE TABLE IF NOT EXISTS dashboard_sign_in_attempts (
   locked_until timestamptz
 );
 DROP TABLE IF EXISTS dashboard_sign_in_failures;
+ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS sealed boolean NOT NULL DEFAULT false;
 CREATE TABLE IF NOT EXISTS store_secrets (
   name text PRIMARY KEY,
   value text NOT NULL,
