@@ -52,7 +52,7 @@ export function createDashboardApp(
 ): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', context.config.DASHBOARD_TRUST_PROXY.split(',').map((peer) => peer.trim()));
   app.use(securityHeaders);
   app.use('/api', express.json({ limit: '64kb' }));
   app.use(accountRoutes(context));

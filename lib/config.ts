@@ -100,6 +100,12 @@ export const ConfigSchema = z.object({
   DASHBOARD_SIGN_IN_CLIENT_LIMIT: z.coerce.number().int().min(1).max(100_000).default(30),
   /** Open connections the dashboard accepts; one more is closed at once. */
   DASHBOARD_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(256),
+  /**
+   * Peers whose X-Forwarded-For / X-Forwarded-Proto the dashboard believes (Express `trust proxy`:
+   * comma list of addresses, CIDRs or `loopback`, `linklocal`, `uniquelocal`). The per-client sign-in
+   * limit counts the address they name, so behind an ingress list the ingress here.
+   */
+  DASHBOARD_TRUST_PROXY: z.string().trim().min(1).default('loopback'),
   /** Hours a dashboard sign-in lasts. */
   DASHBOARD_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(12),
   /** First webhook retry delay; each later retry waits four times longer (5 attempts in all). */
