@@ -9,6 +9,7 @@ import { releaseStaleReservations } from '../lib/store/credits.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import { sealClearWebhookSecrets } from '../lib/store/batch/webhooks.js';
 import { resealUnboundDefaultKeys } from '../lib/store/dashboard/keys.js';
+import { purgeSignInAttempts, SIGN_IN_WINDOW_MS } from '../lib/store/dashboard/sign-in-attempts.js';
 import { openSealingBox } from '../lib/store/sealing-key.js';
 import { createApp } from './app.js';
 import { answerMalformedRequests } from './client-error.js';
@@ -97,6 +98,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     );
     purgeCache(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'cache purge failed'));
     purgeExpiredContexts(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'session context purge failed'));
+    purgeSignInAttempts(deps.db, SIGN_IN_WINDOW_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'sign-in attempt purge failed'));
   }, 60_000);
   sweeper.unref();
   const address = server.address();

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { Db } from '../../lib/store/db.js';
 import { addMember, consumeInvitation, membershipsOf } from '../../lib/store/dashboard/members.js';
-import { clearSignInAttempts, countSignInAttempt, refundSignInAttempt, signInSubject, type SignInPolicy } from '../../lib/store/dashboard/sign-in-attempts.js';
+import { SIGN_IN_WINDOW_MS, clearSignInAttempts, countSignInAttempt, refundSignInAttempt, signInSubject, type SignInPolicy } from '../../lib/store/dashboard/sign-in-attempts.js';
 import { createSession, deleteSession, findUserByEmail, insertUser } from '../../lib/store/dashboard/users.js';
 import { HashGate } from '../auth/hash-gate.js';
 import { hashPassword, verifyAgainstNothing, verifyPassword } from '../auth/passwords.js';
@@ -12,7 +12,7 @@ import type { DashboardContext } from '../context.js';
 import { parseInput } from '../org-access.js';
 
 /** Brute-force bound on sign-in: 5 attempts per address within 15 minutes without a success lock it for 15 minutes. */
-export const SIGN_IN_POLICY: SignInPolicy = { maxAttempts: 5, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
+export const SIGN_IN_POLICY: SignInPolicy = { maxAttempts: 5, windowMs: SIGN_IN_WINDOW_MS, lockMs: SIGN_IN_WINDOW_MS };
 
 const email = z.string().trim().toLowerCase().pipe(z.email().max(254));
 const SignIn = z.strictObject({ email, password: z.string().min(1).max(1024) });

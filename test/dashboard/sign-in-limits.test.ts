@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HashGate, WAITING_PER_HASH } from '../../dashboard/auth/hash-gate.js';
 import { ServiceError } from '../../lib/errors/index.js';
+import { purgeSignInAttempts, SIGN_IN_WINDOW_MS } from '../../lib/store/dashboard/sign-in-attempts.js';
 import { createTestDatabase } from '../support/services.js';
 import { DashboardClient, startDashboardService, type DashboardService } from './harness.js';
 
@@ -59,6 +60,21 @@ describe('sign-in brute force', () => {
     expect((await signIn('member@example.com', PASSWORD, client)).status).toBe(200);
     expect((await signIn('wrong-last@example.com', 'some password', client)).status).toBe(401);
     expect((await signIn('member@example.com', PASSWORD, client)).status).toBe(429);
+  });
+});
+
+describe('sign-in counts', () => {
+  it('forgets counts whose window and lock are over, and keeps live ones', async () => {
+    const db = env.service.db;
+    await db.query(
+      `INSERT INTO dashboard_sign_in_attempts (subject, attempts, window_start, locked_until) VALUES
+         ('email:old@example.com', 3, now() - interval '1 hour', NULL),
+         ('email:locked@example.com', 5, now() - interval '1 hour', now() + interval '5 minutes'),
+         ('email:fresh@example.com', 2, now(), NULL)`,
+    );
+    expect(await purgeSignInAttempts(db, SIGN_IN_WINDOW_MS)).toBeGreaterThanOrEqual(1);
+    const left = await db.query<{ subject: string }>(`SELECT subject FROM dashboard_sign_in_attempts WHERE subject IN ('email:old@example.com', 'email:locked@example.com', 'email:fresh@example.com') ORDER BY subject`);
+    expect(left.rows.map((row) => row.subject)).toEqual(['email:fresh@example.com', 'email:locked@example.com']);
   });
 });
 

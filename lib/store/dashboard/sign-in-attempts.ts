@@ -7,6 +7,9 @@ export interface SignInPolicy {
   lockMs: number;
 }
 
+/** The window of every sign-in count (docs/dashboard.md "Brute force"): 15 minutes, and a lock as long. */
+export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+
 /** What a sign-in is counted against: the address it names, and the client sending it. */
 export const signInSubject = {
   address: (email: string) => `email:${email}`,
@@ -59,4 +62,16 @@ export async function refundSignInAttempt(db: Queryable, subject: string, policy
 /** A successful sign-in clears its address's count. */
 export async function clearSignInAttempts(db: Queryable, subject: string): Promise<void> {
   await db.query('DELETE FROM dashboard_sign_in_attempts WHERE subject = $1', [subject]);
+}
+
+/**
+ * Forgets counts whose window and lock are both over (they would start afresh anyway), so attempts on
+ * many unknown addresses or from many clients do not grow the table for ever. The gateway runs it each minute.
+ */
+export async function purgeSignInAttempts(db: Queryable, olderThanMs: number, now = new Date()): Promise<number> {
+  const result = await db.query(
+    'DELETE FROM dashboard_sign_in_attempts WHERE window_start < $1 AND (locked_until IS NULL OR locked_until < $2)',
+    [new Date(now.getTime() - olderThanMs), now],
+  );
+  return result.rowCount;
 }
