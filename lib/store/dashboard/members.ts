@@ -53,7 +53,8 @@ export type Member = Awaited<ReturnType<typeof listMembers>>[number];
  */
 export async function withMembersLocked<T>(db: Db, organizationId: string, work: (tx: Queryable, members: Member[]) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
-    await tx.query('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [organizationId]);
+    // NO KEY UPDATE: serialises member changes without blocking rows that only reference the organization (keys, holds).
+    await tx.query('SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE', [organizationId]);
     return work(tx, await listMembers(tx, organizationId));
   });
 }
