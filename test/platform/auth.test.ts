@@ -12,7 +12,7 @@ import {
 } from '../../lib/store/accounts.js';
 import type { Queryable } from '../../lib/store/db.js';
 import { openStore } from '../../lib/store/open.js';
-import { KeyResolver } from '../../gateway/auth/key-resolver.js';
+import { KeyResolver, MAX_UNKNOWN_KEYS } from '../../gateway/auth/key-resolver.js';
 import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
 
 let service: EmbeddedService;
@@ -167,6 +167,29 @@ describe('keys', () => {
       await expect(resolver.resolve(`Bearer ${elsewhere}`)).rejects.toMatchObject({ code: 'ERR::AUTH::INVALID_KEY' });
       await service.db.query(`UPDATE api_keys SET secret_hash = $1 WHERE id = $2`, [hashApiKey(elsewhere), key.id]);
       await expect(resolver.resolve(`Bearer ${elsewhere}`, Date.now() + 30_001)).resolves.toMatchObject({ key: { id: key.id } });
+    } finally {
+      resolver.close();
+    }
+  });
+
+  it('remembers at most MAX_UNKNOWN_KEYS unknown keys, forgetting the oldest first', async () => {
+    let lookups = 0;
+    const empty: Queryable = {
+      query: async () => {
+        lookups += 1;
+        return { rows: [], rowCount: 0 };
+      },
+      exec: async () => undefined,
+    };
+    const resolver = new KeyResolver(empty, 30);
+    try {
+      const secrets = Array.from({ length: MAX_UNKNOWN_KEYS + 1 }, () => generateApiKey('test'));
+      for (const secret of secrets) await expect(resolver.resolve(`Bearer ${secret}`)).rejects.toMatchObject({ code: 'ERR::AUTH::INVALID_KEY' });
+      expect(lookups).toBe(secrets.length);
+      await expect(resolver.resolve(`Bearer ${secrets.at(-1)!}`)).rejects.toMatchObject({ code: 'ERR::AUTH::INVALID_KEY' });
+      expect(lookups).toBe(secrets.length);
+      await expect(resolver.resolve(`Bearer ${secrets[0]}`)).rejects.toMatchObject({ code: 'ERR::AUTH::INVALID_KEY' });
+      expect(lookups).toBe(secrets.length + 1);
     } finally {
       resolver.close();
     }
