@@ -73,5 +73,13 @@ describe('dashboard connection limits', () => {
     const held = await Promise.all([1, 2].map(() => answered(env.dashboard.url, '/api/me')));
     await refusedAtOnce(env.dashboard.url, '/api/me');
     for (const connection of held) connection.socket.destroy();
+    await Promise.all(held.map((connection) => connection.closed));
+  });
+
+  it('closes a request whose body has not arrived within 30 s (Node answers 408)', async () => {
+    const slow = await open(env.dashboard.url);
+    slow.socket.write('POST /api/signin HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":');
+    await slow.closed; // bounded by the test's own timeout; Node's default was 300 s
+    expect(slow.text()).toMatch(/^HTTP\/1\.1 408 /);
   });
 });
