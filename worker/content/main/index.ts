@@ -1,6 +1,7 @@
-import type { AnyNode, ParentNode } from 'domhandler';
+import type { AnyNode, Element as DomElement, ParentNode } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { flatText } from '../document.js';
+import { parsedCopy } from '../parsed-copy.js';
 import { findElements } from '../walk.js';
 import { readabilityArticle } from './article.js';
 import { buildPage, refillBody, type AttributeSet } from './dom.js';
@@ -36,24 +37,36 @@ function chars(nodes: AnyNode[]): number {
   return nodes.reduce((sum, node) => sum + normalised(flatText(node)).length, 0);
 }
 
+/** The first element among `nodes` and under them that `take` accepts. */
+function firstHeading(nodes: AnyNode[], take: (element: DomElement) => boolean): DomElement | undefined {
+  for (const node of nodes) {
+    if (node.type !== 'tag') continue;
+    if (take(node)) return node;
+    const [found] = findElements(node, take, () => true, 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /**
  * Readability keeps the headline out of its content, or keeps the page's h1 as an h2; the headline
  * belongs to the article as its h1 (`text`: the article's normalised text; `h1s`: the page's h1 texts).
  */
 function withHeadline(article: Element, text: string, title: string, h1s: string[]): AnyNode[] {
   const headline = normalised(title);
-  if (headline === '') return parseDocument(article.outerHTML).children;
-  if (!text.includes(headline)) {
+  const elements = [article];
+  const held = headline !== '' && text.includes(headline);
+  if (headline !== '' && !held) {
     const h1 = article.ownerDocument.createElement('h1');
     h1.textContent = title;
-    return parseDocument(h1.outerHTML + article.outerHTML).children;
+    elements.unshift(h1);
   }
-  const parsed = parseDocument(article.outerHTML);
-  if (h1s.some((h1) => normalised(h1) === headline)) {
-    const [demoted] = findElements(parsed, (element) => element.name === 'h2' && normalised(flatText(element)) === headline, () => true, 1);
+  const nodes = parsedCopy(elements) ?? parseDocument(elements.map((element) => element.outerHTML).join('')).children;
+  if (held && h1s.some((h1) => normalised(h1) === headline)) {
+    const demoted = firstHeading(nodes, (element) => element.name === 'h2' && normalised(flatText(element)) === headline);
     if (demoted) demoted.name = 'h1';
   }
-  return parsed.children;
+  return nodes;
 }
 
 /**
