@@ -83,6 +83,17 @@ describe('obscura engine', { timeout: 30_000 }, () => {
     expect(entries[0].body).toBeNull();
   });
 
+  it('answers with a pathological url_pattern against long URLs (the pattern is matched in linear time)', async () => {
+    // As a backtracking regular expression this pattern took longer than the age of the universe here.
+    const url_pattern = `${'*a'.repeat(30)}*b`;
+    const long = `${fixture.site.origin}/static?q=${'a'.repeat(3000)}`;
+    const missed = await render({ url: long, network_capture: { url_pattern, resource_types: ['document'] } });
+    expect(missed.text).toContain('Static page');
+    expect(missed.network).toEqual([]);
+    const matched = await render({ url: `${long}b`, network_capture: { url_pattern, resource_types: ['document'] } });
+    expect((matched.network as Array<{ url: string }>).map((e) => e.url)).toEqual([`${long}b`]);
+  });
+
   it('keeps the page inside the egress policy: no private address, file:, popup or download escapes', async () => {
     const page = await render({ url: `${fixture.site.origin}/ssrf`, block_resources: [] });
     expect(page.text).toContain('still here');

@@ -6,20 +6,9 @@ import {
   type NetworkEntry,
 } from '../../lib/scrape/network-capture-schema.js';
 import { EGRESS_ERROR_HEADER } from '../egress/guard.js';
+import { urlMatcher } from './url-pattern.js';
 
 const TEXTUAL = /^(text\/|application\/(json|[\w.+-]*\+json|javascript|xml|[\w.+-]*\+xml|x-www-form-urlencoded|graphql))/i;
-
-function globToRegExp(glob: string): RegExp {
-  const escaped = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('.*')}$`, 's');
-}
-
-function urlMatcher(pattern: string | undefined): (url: string) => boolean {
-  if (pattern === undefined) return () => true;
-  if (!pattern.includes('*')) return (url) => url.includes(pattern);
-  const re = globToRegExp(pattern);
-  return (url) => re.test(url);
-}
 
 function statusMatches(status: number, filters: Array<number | string> | undefined): boolean {
   if (filters === undefined) return true;
