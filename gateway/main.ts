@@ -7,6 +7,7 @@ import type { Db } from '../lib/store/db.js';
 import { releaseStaleReservations } from '../lib/store/credits.js';
 import { createApp } from './app.js';
 import { closeLingering } from './lingering-close.js';
+import { recordRefused } from './request-log/record-refused.js';
 import { answerMalformedRequests } from './client-error.js';
 import { startRequestLogPurge } from './request-log/purge.js';
 import { startStoreMaintenance } from './store-maintenance.js';
@@ -66,7 +67,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const app = createApp(context, { draining: () => draining });
   // A request without Host reaches the app, which refuses it with a problem body (http-framing.ts).
   const server = createServer({ requireHostHeader: false }, app);
-  answerMalformedRequests(server, app, deps.config.DOCS_URL, deps.logger);
+  answerMalformedRequests(server, app, deps.config.DOCS_URL, deps.logger, recordRefused(context));
   closeLingering(server);
   // Idle keep-alive sockets are closed by the client (undici: 4 s), never by us at the moment it
   // reuses one ("other side closed"); 65 s also outlasts the usual load balancer idle timeout of 60 s.

@@ -184,3 +184,29 @@ describe('a body the route does not read, on a connection the server closes (iss
     }
   }
 });
+
+describe('a request refused before any route, sent with a valid key (issue 27 item 8)', () => {
+  const auth = () => `Authorization: Bearer ${service.secret}\r\n`;
+  const cases: Array<[string, () => Buffer]> = [
+    ['NUL in Content-Type', () => raw(`POST /v1/scrape HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: appl\0ication/json\r\nContent-Length: 2\r\n\r\n{}`)],
+    ['NUL in another header value', () => raw(`GET /v1/workers HTTP/1.1\r\nHost: x\r\n${auth()}X-A: a\0b\r\n\r\n`)],
+    ['a bare LF inside a header value', () => raw(`GET /v1/workers HTTP/1.1\r\nHost: x\r\n${auth()}X-A: a\nb\r\n\r\n`)],
+    ['CONNECT', () => raw(`CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n${auth()}\r\n`)],
+    ['a blank batch id', () => raw(`POST /v1/batch/%20/close HTTP/1.1\r\nHost: x\r\n${auth()}Connection: close\r\n\r\n`)],
+  ];
+  it.each(cases)('%s: the X-Request-Id of the problem answer resolves with GET /v1/requests/{id}', async (_name, bytes) => {
+    const answer = await exchange(bytes());
+    expect(answer.statusLine).toMatch(/^HTTP\/1\.1 4\d\d /);
+    expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const requestId = answer.headers['x-request-id'] ?? '';
+    const found = await fetch(`${service.url}/v1/requests/${requestId}`, { headers: { authorization: `Bearer ${service.secret}` } });
+    expect(found.status).toBe(200);
+    expect(((await found.json()) as { id: string }).id).toBe(requestId);
+  });
+
+  it('records nothing for a refused request without a valid key', async () => {
+    const answer = await exchange(raw('GET /v1/workers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer svc_live_nope\r\nX-A: a\0b\r\n\r\n'));
+    const found = await fetch(`${service.url}/v1/requests/${answer.headers['x-request-id'] ?? ''}`, { headers: { authorization: `Bearer ${service.secret}` } });
+    expect(found.status).toBe(404);
+  });
+});
