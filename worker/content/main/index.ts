@@ -1,6 +1,7 @@
 import type { AnyNode, ParentNode } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { flatText } from '../document.js';
+import { parsedCopy } from '../parsed-copy.js';
 import { readabilityArticle } from './article.js';
 import { buildPage, refillBody, type AttributeSet } from './dom.js';
 import { chooseHeadline, type HeadlineSource } from './headline.js';
@@ -38,14 +39,14 @@ function chars(nodes: AnyNode[]): number {
 /** Readability keeps the headline out of its content; the headline belongs to the article (`text`: its normalised text). */
 function withHeadline(article: Element, text: string, title: string): AnyNode[] {
   const headline = normalised(title);
-  let html = article.outerHTML;
+  const elements = [article];
   // When the pick holds the headline further down, the article starts there (dropNoiseParagraphs).
   if (headline !== '' && !text.includes(headline)) {
     const h1 = article.ownerDocument.createElement('h1');
     h1.textContent = title;
-    html = h1.outerHTML + html;
+    elements.unshift(h1);
   }
-  return parseDocument(html).children;
+  return parsedCopy(elements) ?? parseDocument(elements.map((element) => element.outerHTML).join('')).children;
 }
 
 /**
