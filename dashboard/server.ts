@@ -16,6 +16,7 @@ import { accountRoutes } from './routes/account.js';
 import { API_REFERENCE_PATH, apiReferenceRoutes } from './routes/api-reference.js';
 import { batchRoutes } from './routes/batch.js';
 import { keyRoutes } from './routes/keys.js';
+import { playgroundRoutes } from './routes/playground.js';
 import { projectRoutes } from './routes/projects.js';
 import { requestRoutes } from './routes/requests.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -58,6 +59,7 @@ export function createDashboardApp(
   const { top, org } = workspaceRoutes(context);
   const signedIn = [requireUser(context), checkCsrf];
   const orgRouters = [org, projectRoutes(context), keyRoutes(context), usageRoutes(context), requestRoutes(context), batchRoutes(context), sessionRoutes(context)];
+  orgRouters.push(playgroundRoutes(context, options.apiUrl));
   app.use('/api/orgs/:orgId', ...signedIn, loadMembership(context), ...orgRouters);
   app.use('/api', ...signedIn, top);
   app.use('/api', (req) => {
