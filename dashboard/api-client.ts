@@ -25,15 +25,17 @@ export class ApiClient {
     private readonly apiUrl: () => string,
   ) {}
 
-  async call(projectId: string, environment: KeyEnvironment, method: 'GET' | 'POST', path: string): Promise<ApiAnswer> {
+  async call(projectId: string, environment: KeyEnvironment, method: 'GET' | 'POST', path: string, body?: unknown): Promise<ApiAnswer> {
     const secret = await this.keyFor(projectId, environment);
-    const response = await fetch(`${this.apiUrl()}${path}`, { method, headers: { authorization: `Bearer ${secret}` } });
+    const headers: Record<string, string> = { authorization: `Bearer ${secret}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`${this.apiUrl()}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     return { status: response.status, headers: response.headers, body: await response.text() };
   }
 
   /** Like `call`, but a problem answer is rethrown as the same ServiceError, and the body is parsed JSON. */
-  async json(projectId: string, environment: KeyEnvironment, method: 'GET' | 'POST', path: string): Promise<unknown> {
-    const answer = await this.call(projectId, environment, method, path);
+  async json(projectId: string, environment: KeyEnvironment, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+    const answer = await this.call(projectId, environment, method, path, body);
     if (answer.status >= 400) throw rethrown(answer);
     return JSON.parse(answer.body) as unknown;
   }

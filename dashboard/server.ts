@@ -15,6 +15,7 @@ import { loadMembership } from './org-access.js';
 import { accountRoutes } from './routes/account.js';
 import { API_REFERENCE_PATH, apiReferenceRoutes } from './routes/api-reference.js';
 import { batchRoutes } from './routes/batch.js';
+import { BATCH_SUBMIT_BODY_LIMIT, batchSubmitRoutes } from './routes/batch-submit.js';
 import { keyRoutes } from './routes/keys.js';
 import { playgroundRoutes } from './routes/playground.js';
 import { projectRoutes } from './routes/projects.js';
@@ -54,12 +55,14 @@ export function createDashboardApp(
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(securityHeaders);
+  // A batch pasted or uploaded in the browser is larger than any other dashboard body.
+  app.post('/api/orgs/:orgId/projects/:projectId/batch', express.json({ limit: BATCH_SUBMIT_BODY_LIMIT }));
   app.use('/api', express.json({ limit: '64kb' }));
   app.use(accountRoutes(context));
   const { top, org } = workspaceRoutes(context);
   const signedIn = [requireUser(context), checkCsrf];
   const orgRouters = [org, projectRoutes(context), keyRoutes(context), usageRoutes(context), requestRoutes(context), batchRoutes(context), sessionRoutes(context)];
-  orgRouters.push(playgroundRoutes(context, options.apiUrl));
+  orgRouters.push(playgroundRoutes(context, options.apiUrl), batchSubmitRoutes(context));
   app.use('/api/orgs/:orgId', ...signedIn, loadMembership(context), ...orgRouters);
   app.use('/api', ...signedIn, top);
   app.use('/api', (req) => {

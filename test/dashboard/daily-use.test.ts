@@ -74,6 +74,7 @@ describe('the dashboard as a daily tool, in Chromium', { timeout: 180_000 }, () 
     expect(await page.evaluate(() => navigator.clipboard.readText())).toContain('"response_format":"json"');
     expect(await page.locator('.code-block', { hasText: 'trawler scrape' }).innerText()).toContain('--response-format json');
 
+    await page.locator('select[name="response_format"]').selectOption('');
     await page.getByRole('button', { name: 'Run scrape' }).click();
     const summary = page.locator('[data-answer-status]');
     await summary.waitFor(WAIT);
@@ -83,6 +84,12 @@ describe('the dashboard as a daily tool, in Chromium', { timeout: 180_000 }, () 
     expect(await frame.locator('h1').innerText()).toBe('Hello from the target');
     expect(await page.locator('iframe.preview-frame').getAttribute('sandbox')).toBe('');
     await shot('01-playground-rendered');
+    await page.getByRole('tab', { name: 'HTML source' }).click();
+    expect(await page.locator('pre.preview-text').innerText()).toContain('<h1>Hello from the target</h1>');
+    await page.locator('select[name="response_format"]').selectOption('json');
+    await page.getByRole('button', { name: 'Run scrape' }).click();
+    await page.getByRole('tab', { name: 'JSON' }).waitFor(WAIT);
+    expect(await page.locator('pre.preview-text').innerText()).toContain('## Hello from the target');
     await page.getByRole('tab', { name: 'JSON' }).click();
     expect(await page.locator('pre.preview-text').innerText()).toContain('"credits_charged"');
     await page.getByRole('tab', { name: 'Headers' }).click();
@@ -91,14 +98,15 @@ describe('the dashboard as a daily tool, in Chromium', { timeout: 180_000 }, () 
   });
 
   it('shows a refused scrape as its problem, naming the field', async () => {
-    await page.locator('summary', { hasText: 'Browser' }).click();
-    await page.locator('input[name="wait"]').fill('999999');
+    await page.locator('summary', { hasText: 'Proxy' }).click();
+    await page.locator('input[name="proxy_country"]').fill('XX');
     await page.getByRole('button', { name: 'Run scrape' }).click();
     const alert = page.getByRole('alert').first();
     await alert.waitFor(WAIT);
     expect(await alert.innerText()).toContain('ERR::REQUEST::INVALID_PARAMETER');
-    expect(await alert.innerText()).toContain('wait');
-    await page.locator('input[name="wait"]').fill('');
+    expect(await alert.innerText()).toContain('proxy_country');
+    await shot('03-playground-refused');
+    await page.locator('input[name="proxy_country"]').fill('');
   });
 
   it('runs the API reference\'s Try it out against the gateway with real examples', async () => {
@@ -117,13 +125,85 @@ describe('the dashboard as a daily tool, in Chromium', { timeout: 180_000 }, () 
     await reference.locator('.modal-ux button.modal-btn.authorize').click();
     await reference.locator('.modal-ux button.btn-done').click();
     await operation.getByRole('button', { name: 'Execute' }).click();
-    const status = operation.locator('.live-responses-table .response-col_status').first();
+    const status = operation.locator('.live-responses-table tbody .response-col_status').first();
     await status.waitFor(WAIT);
     expect(await status.innerText()).toBe('200');
-    expect(await operation.locator('.live-responses-table .response-col_description').first().innerText()).toContain('# Hello from the target');
-    await reference.screenshot({ path: join(ARTIFACTS, '03-api-reference-try-it-out.png'), fullPage: false });
+    expect(await operation.locator('.live-responses-table tbody .response-col_description').first().innerText()).toContain('# Hello from the target');
+    await reference.screenshot({ path: join(ARTIFACTS, '04-api-reference-try-it-out.png'), fullPage: false });
     await reference.close();
+  });
+
+  it('request log: error column, both statuses, search by URL, reads hidden or named, project and key named, copy as curl', async () => {
+    const secret = env.service.secret;
+    const refused = await fetch(`${env.service.url}/v1/scrape`, jsonPost(secret, { url: `${site.origin}/refused-here`, wait: 'soon' }));
+    expect(refused.status).toBe(400);
+    const job = await fetch(`${env.service.url}/v1/batch`, jsonPost(secret, { urls: [`${site.origin}/`] }));
+    const jobId = ((await job.json()) as { id: string }).id;
+    for (let i = 0; i < 3; i += 1) await fetch(`${env.service.url}/v1/batch/${jobId}`, { headers: { authorization: `Bearer ${secret}` } });
+
+    await open('Request log');
+    const rows = page.locator('tbody tr');
+    await rows.first().waitFor(WAIT);
+    const headers = await page.locator('thead th').allInnerTexts();
+    expect(headers.map((t) => t.toLowerCase())).toEqual(expect.arrayContaining(['trawler', 'target', 'error']));
+    const refusedRow = page.locator('tr', { hasText: '/refused-here' });
+    expect(await refusedRow.innerText()).toContain('REQUEST_INVALID_PARAMETER');
+    expect(await refusedRow.locator('td').nth(2).innerText()).toBe('400');
+    expect(await refusedRow.locator('td').nth(3).innerText()).toBe('—');
+    // The batch reads are successful calls that scraped nothing: hidden by default, named when shown.
+    expect(await page.locator('tbody').innerText()).not.toContain(`/v1/batch/`);
+    await page.getByLabel('Show').selectOption('all');
+    await page.locator('tr', { hasText: 'GET /v1/batch/:batchID' }).first().waitFor(WAIT);
+    await page.getByLabel('Show').selectOption('scrapes');
+    await page.getByLabel('Search by URL').fill('refused-here');
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1, undefined, WAIT);
+    await shot('05-request-log');
+
+    await refusedRow.getByRole('link', { name: 'Details' }).click();
+    await page.getByRole('heading', { level: 1, name: /Request/ }).waitFor(WAIT);
+    const text = await page.locator('main').innerText();
+    expect(text).toContain('Default project (');
+    expect(text).toMatch(/Default · live · svc_live_/);
+    await page.getByRole('button', { name: 'Copy as curl' }).click();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toContain(`"url":"${site.origin}/refused-here"`);
+    expect(copied).toContain('/v1/scrape');
+    await shot('06-request-detail');
+  });
+
+  it('starts a batch from an uploaded file; the job page has its id, parameters and items with their errors; the list is not all green', async () => {
+    await open('Batch jobs');
+    const file = join(ARTIFACTS, 'urls.txt');
+    writeFileSync(file, `${site.origin}/\n${site.origin}/json\n\n${site.origin}/reset\n`);
+    await page.getByLabel('File').setInputFiles(file);
+    await page.waitForFunction(() => (document.querySelector('textarea') as HTMLTextAreaElement).value.includes('/reset'), undefined, WAIT);
+    await page.getByLabel('Job name').fill('three pages');
+    await page.getByLabel('Job-wide parameters (JSON, optional)').fill('{"max_attempts": 1, "response_format": "markdown"}');
+    await page.getByRole('button', { name: 'Start batch' }).click();
+    await page.locator('[data-job-id]').waitFor(WAIT);
+    const jobId = await page.locator('[data-job-id]').innerText();
+    expect(jobId).toMatch(/^[0-9A-Z]{26}$/);
+    await page.locator('[data-job-status]', { hasText: 'completed, 1 failed' }).waitFor(WAIT);
+    const failedRow = page.locator('tr', { hasText: '/reset' });
+    await failedRow.waitFor(WAIT);
+    // Items count from 1; the blank line is not an item.
+    expect(await failedRow.locator('td').first().innerText()).toBe('3');
+    expect(await failedRow.innerText()).toContain('ERR::UPSTREAM::CONNECTION_RESET');
+    expect(await page.locator('section', { hasText: 'Parameters' }).innerText()).toContain('"response_format": "markdown"');
+    await shot('07-batch-job');
+
+    await page.getByRole('link', { name: '← Batch jobs' }).click();
+    const row = page.locator('tr', { hasText: 'three pages' });
+    await row.waitFor(WAIT);
+    expect(await row.locator('.progress-fill').getAttribute('class')).toContain('has-failed');
+    expect(await row.innerText()).toContain('completed, 1 failed');
+    await shot('08-batch-list');
+  });
+
+  it('refuses a pasted line that is not JSON, naming its line', async () => {
+    await page.locator('textarea').first().fill(`${site.origin}/\n{"url": oops}`);
+    await page.getByRole('button', { name: 'Start batch' }).click();
+    expect(await page.getByRole('alert').first().innerText()).toContain('Line 2: not JSON');
   });
 });
 
-export { writeFileSync, jsonPost, orgHash };

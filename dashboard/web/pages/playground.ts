@@ -183,10 +183,12 @@ function answerView(answer: RunAnswer): HTMLElement {
   tabs.push(['Headers', () => table(['Header', 'Value'], Object.entries(answer.headers).map(([name, value]) => [h('code', {}, name), value]))]);
 
   const credits = answer.headers['x-credits-charged'];
+  const problem = answer.status >= 400 && envelope && typeof envelope.code === 'string' ? envelope : null;
   const summary = h(
     'p',
-    { class: answer.status < 400 ? 'ok' : 'alert', 'data-answer-status': answer.status },
+    { class: answer.status < 400 ? 'ok' : 'alert', role: answer.status < 400 ? 'status' : 'alert', 'data-answer-status': answer.status },
     `HTTP ${answer.status}`,
+    problem ? h('span', {}, ' · ', h('strong', {}, String(problem.code)), typeof problem.detail === 'string' ? ` — ${problem.detail}` : '') : '',
     answer.headers['x-target-status'] ? ` · target ${answer.headers['x-target-status']}` : '',
     ` · ${credits ?? '0'} ${credits === '1' ? 'credit' : 'credits'}`,
     answer.headers['x-engine'] ? ` · engine ${answer.headers['x-engine']}` : '',
