@@ -97,6 +97,12 @@ describe('chromium engine', { timeout: 40_000 }, () => {
     expect(never.warnings).toContain('RENDER_DEGRADED');
   });
 
+  it('waits for the page to settle by default: content a request at load brings is in the document', async () => {
+    const page = await render({ url: `${fixture.site.origin}/fetch-at-load` });
+    expect(page.text).toContain('Arrived after load');
+    expect(page.text).not.toContain('Loading…');
+  });
+
   it('runs a form workflow and captures the page\'s fetch/XHR', async () => {
     const form = await render({
       url: `${fixture.site.origin}/form`,

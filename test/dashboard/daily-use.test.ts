@@ -23,7 +23,7 @@ let orgHash = '';
 
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 const open = async (label: string) => {
-  await page.getByRole('link', { name: label, exact: true }).click();
+  await page.locator('nav').getByRole('link', { name: label, exact: true }).click();
   await page.getByRole('heading', { level: 1, name: label }).waitFor(WAIT);
 };
 
@@ -58,6 +58,21 @@ afterEach(async (context) => {
 });
 
 describe('the dashboard as a daily tool, in Chromium', { timeout: 180_000 }, () => {
+  it('onboards on the first page: the Default key into a ready curl, with copy buttons, and the price list', async () => {
+    await page.getByRole('heading', { name: 'Get started' }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'Show my Default key in the command' }).click();
+    const secret = await page.locator('code[data-secret]').innerText();
+    expect(secret).toBe(env.service.secret);
+    const curl = page.locator('.code-block', { hasText: 'curl -X POST' });
+    expect(await curl.innerText()).toContain(`Bearer ${secret}`);
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await curl.getByRole('button', { name: 'Copy curl' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(`Bearer ${secret}`);
+    expect(await page.locator('section', { hasText: 'Price list' }).innerText()).toMatch(/chromium\s+8 credits\s+32 credits/);
+    await shot('00-onboarding');
+  });
+
   it('has a playground whose controls are the API\'s scrape parameters, runs with the Default key and previews the answer', async () => {
     await open('Playground');
     // Generated from lib/scrape's field table: every parameter is a named control.
@@ -200,7 +215,32 @@ describe('the dashboard as a daily tool, in Chromium', { timeout: 180_000 }, () 
     await shot('08-batch-list');
   });
 
+  it('keys: scopes and environments explained, no browser scope, the new secret with a copy button', async () => {
+    await open('API keys');
+    const form = page.locator('form', { has: page.getByRole('button', { name: 'Create key' }) });
+    expect(await form.innerText()).toContain('test ledger');
+    expect(await form.locator('input[type="checkbox"]').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value))).toEqual(['scrape', 'batch', 'sessions', 'read']);
+    await page.getByLabel('Name').fill('staging');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = await page.locator('code[data-secret]').innerText();
+    expect(secret).toMatch(/^svc_test_/);
+    // A test key really scrapes, on its own ledger.
+    const scraped = await fetch(`${env.service.url}/v1/scrape`, jsonPost(secret, { url: `${site.origin}/` }));
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers.get('x-credits-charged')).toBe('1');
+    await shot('09-keys');
+  });
+
+  it('usage: credits per engine sized by credits, labelled axes, reserved explained', async () => {
+    await open('Usage');
+    expect(await page.locator('canvas[aria-label="Credits per engine"]').count()).toBe(1);
+    expect(await page.locator('main').innerText()).toContain('Reserved: credits held, not spent');
+    expect(await page.getByRole('heading', { name: 'Get started' }).count()).toBe(0);
+    await shot('10-usage');
+  });
+
   it('refuses a pasted line that is not JSON, naming its line', async () => {
+    await open('Batch jobs');
     await page.locator('textarea').first().fill(`${site.origin}/\n{"url": oops}`);
     await page.getByRole('button', { name: 'Start batch' }).click();
     expect(await page.getByRole('alert').first().innerText()).toContain('Line 2: not JSON');

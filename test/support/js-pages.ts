@@ -45,6 +45,10 @@ function pages(privateOrigin: string): Record<string, () => { status?: number; t
       body: html('<p>first</p><script>setTimeout(() => { const p = document.createElement("p"); p.id = "late"; p.textContent = "Late content"; document.body.append(p); }, 600);</script>'),
     }),
     '/static': () => ({ body: html('<h1>Static page</h1><p>No script here.</p>') }),
+    /** Content from a request the page makes at load, answered 300 ms later (the settle wait). */
+    '/fetch-at-load': () => ({
+      body: html('<div id="app">Loading…</div><script>fetch("/api/late").then((r) => r.json()).then((d) => { document.getElementById("app").textContent = d.text; });</script>'),
+    }),
     '/infinite': () => ({
       body: html(
         '<ul id="list"></ul><script>let page = 0; const list = document.getElementById("list");' +
@@ -115,6 +119,10 @@ export async function startJsSite(): Promise<JsSite> {
     for (const wake of hitWaiters.get(url.pathname) ?? []) wake();
     hitWaiters.delete(url.pathname);
     if (url.pathname === '/slow') return; // Never answers; the socket closes with the site.
+    if (url.pathname === '/api/late') {
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: 'Arrived after load' })), 300);
+      return;
+    }
     if (url.pathname === '/api/items') {
       const page = Number(url.searchParams.get('page') ?? 0);
       res.writeHead(200, { 'content-type': 'application/json' });
