@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Config } from '../lib/config.js';
+import { OWN_DOCS_PATH, type Config } from '../lib/config.js';
 import { ServiceError, problemBody, toServiceError } from '../lib/errors/index.js';
 import type { Logger } from '../lib/log.js';
 import type { SecretBox } from '../lib/secret-box.js';
@@ -84,7 +84,8 @@ export function createDashboardApp(
     const serviceError = toServiceError(error);
     if (serviceError.code === 'ERR::INTERNAL::ERROR') context.logger.error({ err: serviceError.cause ?? error, path: req.path }, 'dashboard error');
     if (serviceError.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(serviceError.retryAfterSeconds));
-    const body = problemBody(serviceError, { docsUrl: context.config.DOCS_URL, instance: req.path });
+    // The dashboard's problems link to the gateway's own reference (or DOCS_URL), as the API's do.
+    const body = problemBody(serviceError, { docsUrl: context.config.DOCS_URL ?? `${options.apiUrl()}${OWN_DOCS_PATH}`, instance: req.path });
     res.status(body.status).type('application/problem+json').send(JSON.stringify(body));
   });
   return app;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Bus } from '../lib/bus/bus.js';
-import type { Config } from '../lib/config.js';
+import { docsBaseOf, type Config } from '../lib/config.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from '../lib/store/db.js';
 import { releaseStaleReservations } from '../lib/store/credits.js';
@@ -65,7 +65,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const app = createApp(context, { draining: () => draining });
   // A request without Host reaches the app, which refuses it with a problem body (http-framing.ts).
   const server = createServer({ requireHostHeader: false }, app);
-  answerMalformedRequests(server, app, deps.config.DOCS_URL, deps.logger);
+  answerMalformedRequests(server, app, docsBaseOf(deps.config), deps.logger);
   // Idle keep-alive sockets are closed by the client (undici: 4 s), never by us at the moment it
   // reuses one ("other side closed"); 65 s also outlasts the usual load balancer idle timeout of 60 s.
   server.keepAliveTimeout = 65_000;

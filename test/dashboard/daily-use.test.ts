@@ -225,7 +225,7 @@ describe('the dashboard as a daily tool, in Chromium', { timeout: 180_000 }, () 
     const secret = await page.locator('code[data-secret]').innerText();
     expect(secret).toMatch(/^svc_test_/);
     // A test key really scrapes, on its own ledger.
-    const scraped = await fetch(`${env.service.url}/v1/scrape`, jsonPost(secret, { url: `${site.origin}/` }));
+    const scraped = await fetch(`${env.service.url}/v1/scrape`, jsonPost(secret, { url: `${site.origin}/?from=test-key`, cache: false }));
     expect(scraped.status).toBe(200);
     expect(scraped.headers.get('x-credits-charged')).toBe('1');
     await shot('09-keys');
