@@ -103,6 +103,13 @@ describe('chromium engine', { timeout: 40_000 }, () => {
     expect(page.text).not.toContain('Loading…');
   });
 
+  it('decodes a page with no declared charset as the fetch engine does (UTF-8), keeping text a script wrote', async () => {
+    const page = await render({ url: `${fixture.site.origin}/undeclared-charset` });
+    expect(page.text).toContain('café naïve über — ✓');
+    expect(page.text).toContain('script wrote é');
+    expect(page.text).not.toContain('Ã');
+  });
+
   it('runs a form workflow and captures the page\'s fetch/XHR', async () => {
     const form = await render({
       url: `${fixture.site.origin}/form`,

@@ -45,6 +45,11 @@ function pages(privateOrigin: string): Record<string, () => { status?: number; t
       body: html('<p>first</p><script>setTimeout(() => { const p = document.createElement("p"); p.id = "late"; p.textContent = "Late content"; document.body.append(p); }, 600);</script>'),
     }),
     '/static': () => ({ body: html('<h1>Static page</h1><p>No script here.</p>') }),
+    /** UTF-8 bytes, no charset in the header, no meta: the fetch engine reads UTF-8, a browser windows-1252. */
+    '/undeclared-charset': () => ({
+      type: 'text/html',
+      body: Buffer.from('<!doctype html><html><head><title>Undeclared</title></head><body><p id="t">café naïve über — ✓</p><p id="js"></p><script>document.getElementById("js").textContent = "script wrote é";</script></body></html>', 'utf8'),
+    }),
     /** Content from a request the page makes at load, answered 300 ms later (the settle wait). */
     '/fetch-at-load': () => ({
       body: html('<div id="app">Loading…</div><script>fetch("/api/late").then((r) => r.json()).then((d) => { document.getElementById("app").textContent = d.text; });</script>'),
