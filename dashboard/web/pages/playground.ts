@@ -49,7 +49,7 @@ function control(spec: FieldDescription, onChange: () => void): { element: HTMLE
     .filter(Boolean)
     .join(' · ');
   let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
-  if (spec.encoding === 'boolean' || spec.values?.length && spec.encoding === 'string') {
+  if (spec.encoding === 'boolean' || (spec.values?.length && spec.encoding === 'string')) {
     const choices = spec.encoding === 'boolean' ? ['true', 'false'] : (spec.values ?? []);
     input = h('select', { name: spec.name }, h('option', { value: '' }, '(default)'), choices.map((value) => h('option', { value }, value)));
   } else if (spec.encoding === 'json') {
