@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { ServiceError } from '../../lib/errors/index.js';
 import { findKeyBySecret } from '../../lib/store/accounts.js';
-import { defaultKeyOf } from '../../lib/store/dashboard/keys.js';
+import { defaultKeyBinding, defaultKeyOf } from '../../lib/store/dashboard/keys.js';
 import { scrapeFieldTable } from '../../lib/scrape/field-table.js';
 import { AI_EXTRACT_CREDITS, ENGINE_PRICE_CREDITS } from '../../lib/scrape/prices.js';
 import type { DashboardContext } from '../context.js';
@@ -75,7 +75,7 @@ export function playgroundRoutes(context: DashboardContext, apiUrl: () => string
 async function defaultSecret(context: DashboardContext, organizationId: string): Promise<string> {
   const current = await defaultKeyOf(context.db, organizationId);
   if (!current || current.key.revoked_at) throw new ServiceError('ERR::REQUEST::NOT_FOUND', 'This workspace has no live Default key: rotate it, or paste another key');
-  const secret = context.box.open(current.sealed_secret);
+  const secret = context.box.open(current.sealed_secret, defaultKeyBinding(organizationId, current.key.id));
   if (secret === null) throw new ServiceError('ERR::REQUEST::CONFLICT', 'The Default key was sealed under another DASHBOARD_SECRET_KEY: rotate it, or paste another key');
   return secret;
 }
