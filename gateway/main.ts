@@ -16,6 +16,8 @@ import { purgeCache } from './scrape/cache.js';
 import { purgeExpiredContexts } from '../lib/store/sessions/index.js';
 import { KeyResolver } from './auth/key-resolver.js';
 import type { GatewayContext } from './context.js';
+import { openExitPool } from './proxy/pool.js';
+import { pruneStickyExits } from '../lib/store/proxy-pools.js';
 import { createLimits, type GatewayLimits } from './limits/limits.js';
 import { WorkerDirectory } from './membership.js';
 import { WorkTracker } from './work-tracker.js';
@@ -46,6 +48,8 @@ export interface RunningGateway {
 
 /** After the grace period, how long cut-off requests get to settle their holds before the store closes. */
 const SETTLE_AFTER_GRACE_MS = 5000;
+/** A sticky key unused this long loses its exit assignment (docs/proxy-pools.md, "Sticky keys"). */
+const STICKY_EXIT_RETENTION_MS = 24 * 3_600_000;
 
 export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const directory = new WorkerDirectory(deps.bus);
@@ -60,6 +64,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     egressPolicy: { allowLoopback: deps.config.TRAWLER_ALLOW_LOOPBACK_TARGETS },
     requestLog: new RequestLogWriter(deps.db, deps.logger, { flushMs: deps.config.REQUEST_LOG_FLUSH_MS }),
     work: new WorkTracker(),
+    exitPool: openExitPool(deps.config, deps.db),
   };
   let draining = false;
   const app = createApp(context, { draining: () => draining });
@@ -84,6 +89,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     );
     purgeCache(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'cache purge failed'));
     purgeExpiredContexts(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'session context purge failed'));
+    pruneStickyExits(deps.db, STICKY_EXIT_RETENTION_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'sticky exit prune failed'));
   }, 60_000);
   sweeper.unref();
   const address = server.address();

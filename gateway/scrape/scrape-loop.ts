@@ -1,5 +1,5 @@
 import { ServiceError, type Attempt } from '../../lib/errors/index.js';
-import { SCRAPE_JOB_TYPE, type EngineName, type ScrapeJob, type ScrapeResult, type ScrapeSuccess, type SessionState } from '../../lib/protocol/index.js';
+import { SCRAPE_JOB_TYPE, type EngineName, type JobExit, type ScrapeJob, type ScrapeResult, type ScrapeSuccess, type SessionState } from '../../lib/protocol/index.js';
 import { engineCostMicro, isBillableStatus, checkMaxCost } from '../../lib/scrape/cost.js';
 import { planEngines, withoutClimb, type EnginePlan } from '../../lib/scrape/engine-selection.js';
 import { parameterWarnings } from '../../lib/scrape/params.js';
@@ -7,6 +7,7 @@ import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { SessionRecord } from '../../lib/store/sessions/index.js';
 import type { GatewayContext } from '../context.js';
 import { dispatchJob } from './dispatch.js';
+import { chooseExit, exitRequestOf, isExhausted, jobExitOf, recordExitUse, retriesOnAnotherExit, type ExitRequest, type ExitTried } from './exit-route.js';
 import { deploymentOf } from './deployment.js';
 import { checkInSession, checkOutSession, findScrapeSession, jobSessionState, LEASE_MARGIN_MS, returnSession, type SessionCheckout } from '../sessions/scrape-session.js';
 
@@ -28,10 +29,14 @@ export interface ScrapeRecord {
   admissionMs: number;
   dispatchMs: number;
   cacheState: 'hit' | 'miss' | 'bypass';
+  /** What the scrape asked of the managed pool; null when it did not use it. */
+  exitRequest: ExitRequest | null;
+  /** Every pool exit a dispatch went through, in order. */
+  exitsTried: ExitTried[];
 }
 
 export function newRecord(cacheState: ScrapeRecord['cacheState']): ScrapeRecord {
-  return { engine: null, chargedMicro: 0, warnings: [], attempts: [], results: [], plan: null, admissionMs: 0, dispatchMs: 0, cacheState };
+  return { engine: null, chargedMicro: 0, warnings: [], attempts: [], results: [], plan: null, admissionMs: 0, dispatchMs: 0, cacheState, exitRequest: null, exitsTried: [] };
 }
 
 export interface LoopRequest {
@@ -61,8 +66,11 @@ export async function planScrape(context: GatewayContext, request: LoopRequest, 
   const planned = planEngines(params, deploymentOf(context, request.entitledEngines), session ?? undefined);
   const plan = request.climb ? planned : withoutClimb(planned);
   record.plan = plan;
-  checkMaxCost(plan, params);
-  return { request, plan, session };
+  record.exitRequest = exitRequestOf(context.exitPool, params, session);
+  // A residential session's scrapes are priced as premium_proxy ones (the residential column).
+  const priced = session?.proxy.tier === 'residential' && params.proxy === null ? { ...params, premium_proxy: true, proxy_country: session.proxy.country } : params;
+  checkMaxCost(plan, priced);
+  return { request: { ...request, params: priced }, plan, session };
 }
 
 /**
@@ -102,10 +110,8 @@ export async function runScrape(
 
 async function runRungs(context: GatewayContext, request: LoopRequest, plan: EnginePlan, record: ScrapeRecord, session: SessionState | null): Promise<ScrapeSuccess> {
   for (const [index, engine] of plan.rungs.entries()) {
-    const result = await dispatchJob(context.bus, context.directory, jobFor(context, request, engine, session));
-    record.results.push(result);
+    const result = await dispatchThroughExits(context, request, engine, record, session);
     record.engine = engine;
-    record.attempts.push(...result.attempts.map((a) => ({ ...a, n: record.attempts.length + a.n })));
     const isLast = index === plan.rungs.length - 1;
     if (isLast || isUsable(result, request.params)) {
       if (result.ok) return result;
@@ -124,6 +130,43 @@ function isUsable(result: ScrapeResult, params: ScrapeParams): boolean {
   return result.ok && isBillableStatus(result.target_status, params) && !result.needs_javascript;
 }
 
+/**
+ * One rung's dispatch through the exit the pool chooses (or the caller's proxy, or direct), its use
+ * recorded in the shared health; a challenged fetch through a pool exit is sent once more through
+ * another exit, free (bot-challenge rule 2: only the answer that is returned can be billed).
+ */
+async function dispatchThroughExits(context: GatewayContext, request: LoopRequest, engine: EngineName, record: ScrapeRecord, session: SessionState | null): Promise<ScrapeResult> {
+  const pool = context.exitPool;
+  const exitRequest = record.exitRequest;
+  let retried = false;
+  for (;;) {
+    let exit: JobExit | null = null;
+    if (pool && exitRequest) {
+      let chosen;
+      try {
+        chosen = await chooseExit(pool, exitRequest, request.projectId, request.params.url, record.exitsTried);
+      } catch (error) {
+        // No other exit for the retry: the challenged answer stands.
+        const last = record.results.at(-1);
+        if (retried && last && isExhausted(error)) return last;
+        throw error;
+      }
+      exit = chosen ? jobExitOf(chosen) : null;
+      if (exit) {
+        const reason = retried ? 'challenge_retry' : exitRequest.stickyKey !== null ? 'sticky' : 'rotation';
+        record.exitsTried.push({ key: exit.id, provider: exit.provider, country: exit.country, reason });
+      }
+    }
+    const result = await dispatchJob(context.bus, context.directory, { ...jobFor(context, request, engine, session), exit });
+    record.results.push(result);
+    record.attempts.push(...result.attempts.map((a) => ({ ...a, n: record.attempts.length + a.n })));
+    if (!pool || !exit || !exitRequest) return result;
+    await recordExitUse(pool, exit, request.params.url, result);
+    if (!retriesOnAnotherExit(result, request.params, exitRequest, retried)) return result;
+    retried = true;
+  }
+}
+
 function jobFor(context: GatewayContext, request: LoopRequest, engine: EngineName, session: SessionState | null): ScrapeJob {
   const now = Date.now();
   const budget = Math.max(1000, context.config.SCRAPE_BUDGET_MS - (now - request.receivedAt));
@@ -137,6 +180,7 @@ function jobFor(context: GatewayContext, request: LoopRequest, engine: EngineNam
     budget_ms: budget,
     dispatched_at: now,
     session,
+    exit: null,
   };
 }
 

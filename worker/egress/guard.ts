@@ -125,10 +125,12 @@ export class EgressGuard {
    * Credentials for one request; throws SSRF_BLOCKED or INVALID_PARAMETER for a bad caller proxy.
    * `reusable` (direct traffic only) hands out a kept lease whose connections outlive the request.
    */
-  lease(options: { requestId: string; upstreamProxy: string | null; reusable?: boolean }): EgressLease {
+  lease(options: { requestId: string; upstreamProxy: string | null; trustedUpstream?: boolean; reusable?: boolean }): EgressLease {
     if (options.reusable && options.upstreamProxy === null) return this.reusableLease(options.requestId);
-    const upstream = options.upstreamProxy === null ? null : checkProxyUrl(options.upstreamProxy, this.policy);
-    const record = new LeaseRecord(options.requestId, upstream, this.ports, (done) => this.leases.delete(done.username), this.openForLease);
+    const trusted = options.trustedUpstream === true;
+    const upstream = options.upstreamProxy === null ? null : trusted ? new URL(options.upstreamProxy) : checkProxyUrl(options.upstreamProxy, this.policy);
+    const forget = (done: LeaseRecord): void => void this.leases.delete(done.username);
+    const record = new LeaseRecord(options.requestId, upstream, this.ports, forget, this.openForLease, false, trusted);
     this.leases.set(record.username, record);
     return record;
   }
@@ -238,6 +240,7 @@ export class EgressGuard {
     const use = lease.use;
     const scoped = {
       upstreamProxy: lease.upstreamProxy,
+      trustedUpstream: lease.trustedUpstream,
       recordStep: (step: TimelineStep) => {
         if (lease.isCurrent(use)) lease.recordStep(step);
       },
