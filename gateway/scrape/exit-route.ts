@@ -22,7 +22,7 @@ export interface ExitTried {
   provider: string | null;
   country: string | null;
   /** Why this exit: the request log's `proxy.reason`. */
-  reason: 'rotation' | 'sticky' | 'challenge_retry';
+  reason: 'rotation' | 'sticky' | 'challenge_retry' | 'exit_failover';
 }
 
 /**
@@ -86,23 +86,36 @@ export async function recordExitUse(pool: ExitPool, exit: JobExit, url: string, 
   await pool.record(exit.id, hostOf(url), outcome, detail);
 }
 
+/** Further exits a dispatch may move to after an exit failed before reaching the target. */
+export const MAX_EXIT_FAILOVERS = 2;
+
 /**
- * Bot-challenge rule 2: a vendor challenge met through a pool exit is tried once more on another
- * exit, free; GET, HEAD and OPTIONS only, never with a sticky key or a session.
+ * Whether to send the dispatch again through another exit:
+ * - `failover`: the exit itself failed (down, 407, its provider's 429): the target never saw the
+ *   request, so any method moves on, up to MAX_EXIT_FAILOVERS times;
+ * - `challenge`: bot-challenge rule 2, a vendor challenge met through a pool exit is tried once more
+ *   on another exit, free; GET, HEAD and OPTIONS only, never with a sticky key or a session.
  */
-export function retriesOnAnotherExit(result: ScrapeResult, params: ScrapeParams, request: ExitRequest, retried: boolean): boolean {
-  return (
-    !retried &&
-    !result.ok &&
+export function nextExitReason(
+  result: ScrapeResult,
+  params: ScrapeParams,
+  request: ExitRequest,
+  done: { failovers: number; challengeRetried: boolean },
+): 'failover' | 'challenge' | null {
+  if (result.ok) return null;
+  const outcome = outcomeOf({ ok: false, blocked: result.blocked, errorCode: result.error.code });
+  if ((outcome === 'dead' || outcome === 'auth') && done.failovers < MAX_EXIT_FAILOVERS) return 'failover';
+  const challenge =
+    !done.challengeRetried &&
     result.blocked !== null &&
     result.error.code === 'ERR::UPSTREAM::CHALLENGE' &&
     RETRY_METHODS.has(params.method) &&
     request.stickyKey === null &&
-    params.session_id === null
-  );
+    params.session_id === null;
+  return challenge ? 'challenge' : null;
 }
 
-/** The first choice failing with EXHAUSTED is the answer; a retry that finds no other exit keeps the first result. */
+/** No exit left: the first choice answers 503; a retry that finds no other exit keeps the result it has. */
 export function isExhausted(error: unknown): boolean {
   return error instanceof ServiceError && error.code === 'ERR::PROXY::EXHAUSTED';
 }

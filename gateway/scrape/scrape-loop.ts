@@ -7,7 +7,7 @@ import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { SessionRecord } from '../../lib/store/sessions/index.js';
 import type { GatewayContext } from '../context.js';
 import { dispatchJob } from './dispatch.js';
-import { chooseExit, exitRequestOf, isExhausted, jobExitOf, recordExitUse, retriesOnAnotherExit, type ExitRequest, type ExitTried } from './exit-route.js';
+import { chooseExit, exitRequestOf, isExhausted, jobExitOf, nextExitReason, recordExitUse, type ExitRequest, type ExitTried } from './exit-route.js';
 import { deploymentOf } from './deployment.js';
 import { checkInSession, checkOutSession, findScrapeSession, jobSessionState, LEASE_MARGIN_MS, returnSession, type SessionCheckout } from '../sessions/scrape-session.js';
 
@@ -132,29 +132,33 @@ function isUsable(result: ScrapeResult, params: ScrapeParams): boolean {
 
 /**
  * One rung's dispatch through the exit the pool chooses (or the caller's proxy, or direct), its use
- * recorded in the shared health; a challenged fetch through a pool exit is sent once more through
- * another exit, free (bot-challenge rule 2: only the answer that is returned can be billed).
+ * recorded in the shared health. Sent again through another exit when the exit failed before the
+ * target saw the request, or once after a vendor challenge (bot-challenge rule 2); only the answer
+ * returned can be billed, so every retry is free.
  */
 async function dispatchThroughExits(context: GatewayContext, request: LoopRequest, engine: EngineName, record: ScrapeRecord, session: SessionState | null): Promise<ScrapeResult> {
   const pool = context.exitPool;
   const exitRequest = record.exitRequest;
-  let retried = false;
+  const done = { failovers: 0, challengeRetried: false };
+  let why: ExitTried['reason'] = exitRequest?.stickyKey ? 'sticky' : 'rotation';
+  // Only this rung's exits are avoided: the next rung of mode=auto may use (and a sticky key keeps) the same.
+  const triedHere: ExitTried[] = [];
   for (;;) {
     let exit: JobExit | null = null;
     if (pool && exitRequest) {
       let chosen;
       try {
-        chosen = await chooseExit(pool, exitRequest, request.projectId, request.params.url, record.exitsTried);
+        chosen = await chooseExit(pool, exitRequest, request.projectId, request.params.url, triedHere);
       } catch (error) {
-        // No other exit for the retry: the challenged answer stands.
         const last = record.results.at(-1);
-        if (retried && last && isExhausted(error)) return last;
+        if (last && isExhausted(error) && (done.failovers > 0 || done.challengeRetried)) return last;
         throw error;
       }
       exit = chosen ? jobExitOf(chosen) : null;
       if (exit) {
-        const reason = retried ? 'challenge_retry' : exitRequest.stickyKey !== null ? 'sticky' : 'rotation';
-        record.exitsTried.push({ key: exit.id, provider: exit.provider, country: exit.country, reason });
+        const tried = { key: exit.id, provider: exit.provider, country: exit.country, reason: why };
+        triedHere.push(tried);
+        record.exitsTried.push(tried);
       }
     }
     const result = await dispatchJob(context.bus, context.directory, { ...jobFor(context, request, engine, session), exit });
@@ -162,8 +166,11 @@ async function dispatchThroughExits(context: GatewayContext, request: LoopReques
     record.attempts.push(...result.attempts.map((a) => ({ ...a, n: record.attempts.length + a.n })));
     if (!pool || !exit || !exitRequest) return result;
     await recordExitUse(pool, exit, request.params.url, result);
-    if (!retriesOnAnotherExit(result, request.params, exitRequest, retried)) return result;
-    retried = true;
+    const next = nextExitReason(result, request.params, exitRequest, done);
+    if (next === null) return result;
+    if (next === 'failover') done.failovers += 1;
+    else done.challengeRetried = true;
+    why = next === 'failover' ? 'exit_failover' : 'challenge_retry';
   }
 }
 
