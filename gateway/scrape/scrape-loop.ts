@@ -9,7 +9,10 @@ import type { GatewayContext } from '../context.js';
 import { dispatchJob } from './dispatch.js';
 import { chooseExit, exitRequestOf, isExhausted, jobExitOf, nextExitReason, recordExitUse, type ExitRequest, type ExitTried } from './exit-route.js';
 import { deploymentOf } from './deployment.js';
-import { checkInSession, checkOutSession, findScrapeSession, jobSessionState, LEASE_MARGIN_MS, returnSession, type SessionCheckout } from '../sessions/scrape-session.js';
+import { checkInSession, checkOutSession, findScrapeSession, jobSessionState, LEASE_MARGIN_MS, noteDomainEvidence, returnSession, type SessionCheckout } from '../sessions/scrape-session.js';
+
+/** Target statuses that are a site's refusal: bad evidence for a session's domain score. */
+const BLOCK_STATUSES = new Set([403, 429]);
 
 /**
  * The one scrape loop, used by POST/GET /v1/scrape (scrape-service.ts) and by batch items
@@ -93,10 +96,22 @@ export async function runScrape(
     record.plan = plan;
     record.admissionMs = Date.now() - request.receivedAt;
     const dispatchStart = Date.now();
-    const success = await runRungs(context, request, plan, record, checkout ? jobSessionState(checkout) : null);
+    let success: ScrapeSuccess;
+    try {
+      success = await runRungs(context, request, plan, record, checkout ? jobSessionState(checkout) : null);
+    } catch (error) {
+      if (checkout && error instanceof ServiceError && error.code === 'ERR::UPSTREAM::CHALLENGE') {
+        await noteDomainEvidence(context.db, checkout, request.params.url, false);
+      }
+      throw error;
+    }
     record.dispatchMs = Date.now() - dispatchStart;
     record.engine = success.engine;
     record.warnings.push(...success.warnings);
+    if (checkout) {
+      const blocked = BLOCK_STATUSES.has(success.target_status);
+      if (blocked || isBillableStatus(success.target_status, request.params)) await noteDomainEvidence(context.db, checkout, request.params.url, !blocked);
+    }
     // A non-billable target status is a failed scrape (billing rule 1): the session is only handed back.
     if (checkout && isBillableStatus(success.target_status, request.params)) {
       record.warnings.push(...(await checkInSession(context.db, checkout, success)));

@@ -129,6 +129,12 @@ export class ExitPool implements HealthView {
     await this.loading;
   }
 
+  /** Throws 503 ERR::PROXY::EXHAUSTED unless some exit could serve the intent now (a session's, at creation). */
+  async assertCanServe(intent: ExitIntent): Promise<void> {
+    await this.refresh();
+    eligibleCandidates(this.candidates, intent, this, '', this.now());
+  }
+
   /** The exit for one dispatch, null for direct; throws 503 ERR::PROXY::EXHAUSTED (selection.ts). */
   async choose(input: ChooseInput): Promise<ChosenExit | null> {
     await this.refresh();
