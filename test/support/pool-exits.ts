@@ -194,6 +194,8 @@ export async function deadPort(): Promise<number> {
 
 export interface ExitTarget {
   url: string;
+  /** A page whose script writes the browser's timezone and language into `#geo`. */
+  geoUrl: string;
   /** The source address of every request that reached the page, in order. */
   seen(): string[];
   /** Serve Cloudflare's challenge to requests from these addresses, the page to the others. */
@@ -217,12 +219,19 @@ export async function startExitTarget(): Promise<ExitTarget> {
       return;
     }
     if (forbidden.has(from)) return void res.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden');
+    if ((req.url ?? '').startsWith('/geo')) {
+      // What a page's own script sees of where the browser is.
+      const script = `document.getElementById('geo').textContent = Intl.DateTimeFormat().resolvedOptions().timeZone + ' ' + navigator.language;`;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!DOCTYPE html><html><body><p id="geo"></p><script>${script}</script></body></html>`);
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!DOCTYPE html><html><body><p id="from">${from}</p></body></html>`);
   });
   const closeAll = tracked(server);
   const port = await listen(server);
   return {
     url: `http://127.0.0.1:${port}/page`,
+    geoUrl: `http://127.0.0.1:${port}/geo`,
     seen: () => [...seen],
     challenge: (addresses) => {
       challenged = new Set(addresses);
