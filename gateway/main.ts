@@ -55,16 +55,17 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const directory = new WorkerDirectory(deps.bus);
   directory.start();
   const { batchHooks, ...shared } = deps;
+  const exitPool = openExitPool(deps.config, deps.db);
   const context: GatewayContext = {
     ...shared,
     directory,
-    metrics: createGatewayMetrics(deps.registry, { directory, db: deps.db }),
+    metrics: createGatewayMetrics(deps.registry, { directory, db: deps.db, exitPool }),
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
     ...(deps.limits ?? createLimits(deps.db, deps.logger)),
     egressPolicy: { allowLoopback: deps.config.TRAWLER_ALLOW_LOOPBACK_TARGETS },
     requestLog: new RequestLogWriter(deps.db, deps.logger, { flushMs: deps.config.REQUEST_LOG_FLUSH_MS }),
     work: new WorkTracker(),
-    exitPool: openExitPool(deps.config, deps.db),
+    exitPool,
   };
   let draining = false;
   const app = createApp(context, { draining: () => draining });

@@ -5,6 +5,7 @@ import type { ExitIntent } from '../../lib/proxy-pool/selection.js';
 import type { JobExit, ScrapeResult } from '../../lib/protocol/index.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { SessionRecord } from '../../lib/store/sessions/index.js';
+import type { GatewayMetrics } from '../metrics.js';
 
 /** Methods a challenged fetch may be sent again for on another exit (bot-challenge rule 2). */
 const RETRY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -79,9 +80,10 @@ export async function chooseExit(pool: ExitPool, request: ExitRequest, projectId
 }
 
 /** Records what the dispatch said of its exit in the shared health. */
-export async function recordExitUse(pool: ExitPool, exit: JobExit, url: string, result: ScrapeResult): Promise<void> {
+export async function recordExitUse(pool: ExitPool, metrics: GatewayMetrics, exit: JobExit, url: string, result: ScrapeResult): Promise<void> {
   const errorCode = result.ok ? null : result.error.code;
   const outcome = outcomeOf({ ok: result.ok, target_status: result.ok ? result.target_status : undefined, blocked: result.blocked, errorCode });
+  metrics.exitUses.inc({ tier: exit.tier, exit: exit.id, outcome });
   const detail = result.ok ? (outcome === 'ban' ? `target status ${result.target_status}` : null) : errorCode;
   await pool.record(exit.id, hostOf(url), outcome, detail);
 }

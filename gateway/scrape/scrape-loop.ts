@@ -167,6 +167,7 @@ async function dispatchThroughExits(context: GatewayContext, request: LoopReques
       } catch (error) {
         const last = record.results.at(-1);
         if (last && isExhausted(error) && (done.failovers > 0 || done.challengeRetried)) return last;
+        if (isExhausted(error)) context.metrics.exitsExhausted.inc({ tier: exitRequest.intent.tier });
         throw error;
       }
       exit = chosen ? jobExitOf(chosen) : null;
@@ -180,7 +181,7 @@ async function dispatchThroughExits(context: GatewayContext, request: LoopReques
     record.results.push(result);
     record.attempts.push(...result.attempts.map((a) => ({ ...a, n: record.attempts.length + a.n })));
     if (!pool || !exit || !exitRequest) return result;
-    await recordExitUse(pool, exit, request.params.url, result);
+    await recordExitUse(pool, context.metrics, exit, request.params.url, result);
     const next = nextExitReason(result, request.params, exitRequest, done);
     if (next === null) return result;
     if (next === 'failover') done.failovers += 1;

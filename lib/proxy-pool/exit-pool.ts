@@ -197,9 +197,14 @@ export class ExitPool implements HealthView {
     write.catch(() => undefined);
   }
 
-  /** Every candidate with its health as this replica last read it (refreshed first). */
+  /** Every candidate with its health, read from the store first. */
   async status(): Promise<ExitStatus[]> {
     await this.refresh(true);
+    return this.snapshot();
+  }
+
+  /** Every candidate with its health as this replica last read it (no store read: for metrics). */
+  snapshot(): ExitStatus[] {
     const now = this.now();
     return this.candidates.map((c) => {
       const h = this.exitHealth.get(c.key);

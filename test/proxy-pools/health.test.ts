@@ -71,6 +71,10 @@ describe('pool exit health', () => {
     expect(exits.refusing.requests()).toBe(1);
     const status = await service.gateway.context.exitPool?.status();
     expect(status?.find((s) => s.key === 'au-refusing')?.state).toBe('auth_failed');
+    const metrics = await service.registry.metrics();
+    expect(metrics).toMatch(/^trawler_proxy_exit_uses_total\{tier="residential",exit="au-refusing",outcome="auth"[^}]*\} 1$/m);
+    expect(metrics).toMatch(/^trawler_proxy_exits\{tier="residential",state="auth_failed"[^}]*\} 1$/m);
+    expect(metrics).toMatch(/^trawler_proxy_exhausted_total\{tier="residential"[^}]*\} [1-9]/m);
   });
 
   it("answers a provider's 429 with RATE_LIMITED (retryable) and cools the exit down", async () => {
