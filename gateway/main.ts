@@ -122,6 +122,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
       await context.work.drain(Math.max(0, deadline - Date.now()) + SETTLE_AFTER_GRACE_MS);
       // Every answered request's entry is stored before the store closes (docs/request-log.md).
       await context.requestLog.close();
+      await context.exitPool?.close().catch((error: unknown) => deps.logger.warn({ err: error }, 'writing pool exit successes failed'));
       await context.concurrency.close();
       await directory.stop();
     },

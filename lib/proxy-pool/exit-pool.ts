@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../store/db.js';
-import { assignStickyExit, findStickyExit, loadExitHealth, recordExitHealth, type ExitHealthRow } from '../store/proxy-pools.js';
+import { addExitSuccesses, assignStickyExit, findStickyExit, loadExitHealth, recordExitHealth, type ExitHealthRow } from '../store/proxy-pools.js';
 import type { ExitOutcome } from './outcome.js';
 import type { PoolExit } from './pool-file.js';
 import {
@@ -81,6 +81,10 @@ export class ExitPool implements HealthView {
   private readonly rotation = new SmoothRotation();
   private exitHealth = new Map<string, ExitHealth>();
   private domainHealth = new Map<string, ExitHealth>();
+  /** Successes not yet written: one statement per flush instead of one per request. */
+  private pendingSuccesses = new Map<string, number>();
+  private flushing: Promise<void> | null = null;
+  private readonly flushTimer: NodeJS.Timeout;
   private loadedAt = -Infinity;
   private loading: Promise<void> | null = null;
   private readonly now: () => number;
@@ -93,6 +97,23 @@ export class ExitPool implements HealthView {
     this.candidates = candidatesOf(exits);
     this.byKey = new Map(this.candidates.map((c) => [c.key, c]));
     this.now = options.now ?? Date.now;
+    this.flushTimer = setInterval(() => void this.flush().catch(() => undefined), SUCCESS_FLUSH_MS);
+    this.flushTimer.unref();
+  }
+
+  /** Writes the successes counted since the last flush (every SUCCESS_FLUSH_MS, and at close). */
+  async flush(): Promise<void> {
+    await this.flushing;
+    if (this.pendingSuccesses.size === 0) return;
+    const counts = this.pendingSuccesses;
+    this.pendingSuccesses = new Map();
+    this.flushing = addExitSuccesses(this.db, counts, this.now()).finally(() => (this.flushing = null));
+    await this.flushing;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.flushTimer);
+    await this.flush();
   }
 
   exit(key: string): ExitHealth | undefined {
@@ -168,37 +189,36 @@ export class ExitPool implements HealthView {
 
   /**
    * Records what one use said of the exit, in the store (shared) and in this replica's copy. A
-   * failure is awaited so the cooldown is shared before the answer; a success only counts, and is
-   * written without holding the request.
+   * failure is written before the answer, so the cooldown is shared at once; a success is only
+   * counted, and written with the others at the next flush.
    */
   async record(key: string, domain: string, outcome: ExitOutcome, detail: string | null = null): Promise<void> {
     const candidate = this.byKey.get(key);
     if (!candidate || outcome === 'neutral') return;
-    const now = this.now();
-    const base = { now, baseMs: this.options.cooldownBaseMs, maxMs: this.options.cooldownMaxMs, lastError: null, authFailedHash: null };
-    const changes = [];
     if (outcome === 'ok') {
-      changes.push({ ...base, exitKey: key, domain: '', success: true, failure: false, ban: false, trip: false });
-      if (this.domain(key, domain)) changes.push({ ...base, exitKey: key, domain, success: true, failure: false, ban: false, trip: false });
-    } else if (outcome === 'ban') {
-      changes.push({ ...base, exitKey: key, domain: '', success: false, failure: false, ban: true, trip: false });
-      changes.push({ ...base, exitKey: key, domain, success: false, failure: false, ban: true, trip: true, lastError: detail });
-    } else {
-      const authFailedHash = outcome === 'auth' ? candidate.exit.credentialHash : null;
-      changes.push({ ...base, exitKey: key, domain: '', success: false, failure: true, ban: false, trip: true, authFailedHash, lastError: detail });
+      this.pendingSuccesses.set(key, (this.pendingSuccesses.get(key) ?? 0) + 1);
+      const health = this.exitHealth.get(key);
+      if (health) this.exitHealth.set(key, { ...health, successes: health.successes + 1, consecutive: 0 });
+      return;
     }
-    const write = Promise.all(changes.map((change) => recordExitHealth(this.db, change))).then((rows) => {
-      for (const row of rows) {
-        if (row.domain === '') this.exitHealth.set(row.exit_key, toHealth(row));
-        else this.domainHealth.set(domainHealthKey(row.exit_key, row.domain), toHealth(row));
-      }
-    });
-    if (outcome !== 'ok') return write;
-    write.catch(() => undefined);
+    const base = { now: this.now(), baseMs: this.options.cooldownBaseMs, maxMs: this.options.cooldownMaxMs, success: false, lastError: detail };
+    const changes =
+      outcome === 'ban'
+        ? [
+            { ...base, exitKey: key, domain: '', failure: false, ban: true, trip: false, authFailedHash: null, lastError: null },
+            { ...base, exitKey: key, domain, failure: false, ban: true, trip: true, authFailedHash: null },
+          ]
+        : [{ ...base, exitKey: key, domain: '', failure: true, ban: false, trip: true, authFailedHash: outcome === 'auth' ? candidate.exit.credentialHash : null }];
+    const rows = await Promise.all(changes.map((change) => recordExitHealth(this.db, change)));
+    for (const row of rows) {
+      if (row.domain === '') this.exitHealth.set(row.exit_key, toHealth(row));
+      else this.domainHealth.set(domainHealthKey(row.exit_key, row.domain), toHealth(row));
+    }
   }
 
   /** Every candidate with its health, read from the store first. */
   async status(): Promise<ExitStatus[]> {
+    await this.flush();
     await this.refresh(true);
     return this.snapshot();
   }
@@ -226,6 +246,9 @@ export class ExitPool implements HealthView {
     });
   }
 }
+
+/** How often a replica writes the successes it counted. */
+const SUCCESS_FLUSH_MS = 1000;
 
 function digest(...parts: string[]): Buffer {
   return createHash('sha256').update(parts.join('\0')).digest();

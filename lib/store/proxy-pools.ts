@@ -73,6 +73,24 @@ export async function recordExitHealth(db: Queryable, change: HealthChange): Pro
   return result.rows[0];
 }
 
+/**
+ * Successes counted by one replica since its last flush, one statement for all exits. A success ends
+ * an exit's run of consecutive failures unless the exit is cooling down meanwhile (a use that began
+ * before another replica's trip must not lift the cooldown).
+ */
+export async function addExitSuccesses(db: Queryable, counts: ReadonlyMap<string, number>, now: number): Promise<void> {
+  if (counts.size === 0) return;
+  await db.query(
+    `INSERT INTO proxy_exit_health AS h (exit_key, domain, successes, updated_at)
+     SELECT key, '', n, now() FROM unnest($1::text[], $2::int[]) AS u(key, n)
+     ON CONFLICT (exit_key, domain) DO UPDATE SET
+       successes = h.successes + excluded.successes,
+       consecutive = CASE WHEN h.cooldown_until > $3::bigint THEN h.consecutive ELSE 0 END,
+       updated_at = now()`,
+    [[...counts.keys()], [...counts.values()], now],
+  );
+}
+
 /** Every exit's own row, and the per-domain rows still cooling down: what selection reads. */
 export async function loadExitHealth(db: Queryable, now: number): Promise<ExitHealthRow[]> {
   const result = await db.query<ExitHealthRow>(
