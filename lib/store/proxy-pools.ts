@@ -92,7 +92,7 @@ export async function addExitSuccesses(db: Queryable, counts: ReadonlyMap<string
 }
 
 /** Every exit's own row, and the per-domain rows still cooling down: what selection reads. */
-export async function loadExitHealth(db: Queryable, now: number): Promise<ExitHealthRow[]> {
+export async function loadExitHealth(db: Pick<Queryable, 'query'>, now: number): Promise<ExitHealthRow[]> {
   const result = await db.query<ExitHealthRow>(
     `SELECT ${ROW} FROM proxy_exit_health WHERE domain = '' OR cooldown_until > $1`,
     [now],
