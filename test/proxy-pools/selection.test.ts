@@ -128,6 +128,16 @@ describe('managed pool selection', () => {
     expect(new Set(gateway.usernames().slice(before)).size).toBe(3);
   });
 
+  it("lets a caller's own proxy win over premium_proxy, with PROXY_FLAG_IGNORED and no proxy credits", async () => {
+    const response = await service.scrape({ url: target.url, proxy: exits[0].url, premium_proxy: true, proxy_country: 'DE' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-warning')).toContain('PROXY_FLAG_IGNORED');
+    expect(response.headers.get('x-credits-charged')).toBe('1');
+    expect(lastSeen()).toBe('127.0.0.2');
+    const proxy = (await service.logEntry(response.headers.get('x-request-id'))).proxy as Record<string, unknown>;
+    expect(proxy).toMatchObject({ source: 'custom', reason: 'caller_proxy', sticky: false });
+  });
+
   it('refuses proxy_country without premium_proxy (400) as before', async () => {
     const response = await service.scrape({ url: target.url, proxy_country: 'DE' });
     expect(response.status).toBe(400);
