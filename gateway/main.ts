@@ -20,6 +20,7 @@ import { createLimits, type GatewayLimits } from './limits/limits.js';
 import { WorkerDirectory } from './membership.js';
 import { WorkTracker } from './work-tracker.js';
 import { createGatewayMetrics } from './metrics.js';
+import { createModelExtraction } from './ai/model-extraction.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -51,12 +52,14 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const directory = new WorkerDirectory(deps.bus);
   directory.start();
   const { batchHooks, ...shared } = deps;
+  const limits = deps.limits ?? createLimits(deps.db, deps.logger);
   const context: GatewayContext = {
     ...shared,
     directory,
     metrics: createGatewayMetrics(deps.registry, { directory, db: deps.db }),
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
-    ...(deps.limits ?? createLimits(deps.db, deps.logger)),
+    ...limits,
+    ai: createModelExtraction(deps.config, limits.concurrency, deps.registry),
     egressPolicy: { allowLoopback: deps.config.TRAWLER_ALLOW_LOOPBACK_TARGETS },
     requestLog: new RequestLogWriter(deps.db, deps.logger, { flushMs: deps.config.REQUEST_LOG_FLUSH_MS }),
     work: new WorkTracker(),

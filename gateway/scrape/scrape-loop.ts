@@ -7,6 +7,7 @@ import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { SessionRecord } from '../../lib/store/sessions/index.js';
 import type { GatewayContext } from '../context.js';
 import { dispatchJob } from './dispatch.js';
+import { extractWithModel, withoutModelInput, type ModelUse } from './model-step.js';
 import { deploymentOf } from './deployment.js';
 import { checkInSession, checkOutSession, findScrapeSession, jobSessionState, LEASE_MARGIN_MS, returnSession, type SessionCheckout } from '../sessions/scrape-session.js';
 
@@ -28,10 +29,12 @@ export interface ScrapeRecord {
   admissionMs: number;
   dispatchMs: number;
   cacheState: 'hit' | 'miss' | 'bypass';
+  /** The ai_extract model step, once it started (scrape/model-step.ts). */
+  model: ModelUse | null;
 }
 
 export function newRecord(cacheState: ScrapeRecord['cacheState']): ScrapeRecord {
-  return { engine: null, chargedMicro: 0, warnings: [], attempts: [], results: [], plan: null, admissionMs: 0, dispatchMs: 0, cacheState };
+  return { engine: null, chargedMicro: 0, warnings: [], attempts: [], results: [], plan: null, admissionMs: 0, dispatchMs: 0, cacheState, model: null };
 }
 
 export interface LoopRequest {
@@ -85,10 +88,18 @@ export async function runScrape(
     record.plan = plan;
     record.admissionMs = Date.now() - request.receivedAt;
     const dispatchStart = Date.now();
-    const success = await runRungs(context, request, plan, record, checkout ? jobSessionState(checkout) : null);
+    let success = await runRungs(context, request, plan, record, checkout ? jobSessionState(checkout) : null);
     record.dispatchMs = Date.now() - dispatchStart;
     record.engine = success.engine;
     record.warnings.push(...success.warnings);
+    // The model reads only a page that would be billed (docs/ai-extract.md); its failure fails the scrape at 0 credits.
+    if (request.params.ai_extract !== null && isBillableStatus(success.target_status, request.params)) {
+      const deadlineAt = request.receivedAt + context.config.SCRAPE_BUDGET_MS;
+      const extracted = await extractWithModel(context, success, request.params, deadlineAt, (use) => (record.model = use));
+      success = extracted.success;
+      record.warnings.push(...extracted.warnings);
+    }
+    success = withoutModelInput(success);
     // A non-billable target status is a failed scrape (billing rule 1): the session is only handed back.
     if (checkout && isBillableStatus(success.target_status, request.params)) {
       record.warnings.push(...(await checkInSession(context.db, checkout, success)));
