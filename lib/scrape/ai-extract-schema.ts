@@ -12,10 +12,13 @@ export const AI_SCHEMA_MAX_BYTES = 65_536;
  */
 export const AiExtractSchema = z
   .strictObject({
-    prompt: storableString().trim().min(1, 'must not be empty').max(AI_PROMPT_MAX_CHARS).optional(),
-    schema: z.record(storableString(), z.unknown()).optional(),
+    prompt: storableString().trim().min(1, 'must not be empty').max(AI_PROMPT_MAX_CHARS).optional()
+      .describe('Instructions for the model: what to extract.'),
+    schema: z.record(storableString(), z.unknown()).optional()
+      .describe('JSON Schema (draft 2020-12) the answer must meet; its root describes an object.'),
   })
-  .refine((value) => value.prompt !== undefined || value.schema !== undefined, { message: 'needs prompt, schema or both' });
+  .refine((value) => value.prompt !== undefined || value.schema !== undefined, { message: 'needs prompt, schema or both' })
+  .describe('Model extraction into data (docs/ai-extract.md): prompt and/or schema; 4 credits on top of the engine.');
 export type AiExtract = z.output<typeof AiExtractSchema>;
 
 /**

@@ -20,7 +20,9 @@ export type ModelStep =
   /** Never answers (until the server closes). */
   | { hang: true }
   /** Waits until `release()` before answering with `then`. */
-  | { held: true; then: ModelStep };
+  | { held: true; then: ModelStep }
+  /** Answers with `then` after `delayMs` (benchmarks: the model's own time). */
+  | { delayMs: number; then: ModelStep };
 
 export interface ModelServer {
   /** The `/v1` base, as AI_BASE_URL. */
@@ -92,6 +94,10 @@ export async function startModelServer(): Promise<ModelServer> {
     }
     if ('held' in step) {
       await new Promise<void>((resolve) => waiters.push(resolve));
+      return answer(step.then, body, res);
+    }
+    if ('delayMs' in step) {
+      await new Promise((resolve) => setTimeout(resolve, step.delayMs));
       return answer(step.then, body, res);
     }
     if ('content' in step) {
