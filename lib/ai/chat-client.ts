@@ -18,7 +18,7 @@ export interface ChatUsage {
 
 export type ChatOutcome =
   | { kind: 'answer'; content: string; usage: ChatUsage | null; refusal: string | null }
-  /** The server refused the response_format asked (a 4xx naming it, or any 4xx but auth and not-found). */
+  /** The server refused the response_format asked: a 4xx whose message names it (response_format, json_schema, schema). */
   | { kind: 'format_refused'; status: number; message: string }
   /** 429, 5xx or a dropped connection: worth another call after `retryAfterMs` (null: back off). */
   | { kind: 'transient'; status: number | null; message: string; retryAfterMs: number | null }
@@ -72,8 +72,10 @@ function errorMessage(text: string): string {
 function classifyHttpError(status: number, text: string, retryAfter: string | null, request: ChatRequest): ChatOutcome {
   const message = `HTTP ${status}: ${errorMessage(text) || 'no message'}`;
   if (status === 429 || status >= 500) return { kind: 'transient', status, message, retryAfterMs: retryAfterMs(retryAfter) };
-  const authOrMissing = status === 401 || status === 403 || status === 404 || status === 408;
-  if (request.mode !== 'prompt' && status >= 400 && status < 500 && !authOrMissing) return { kind: 'format_refused', status, message };
+  // Only a refusal that names the format falls back: a page too long for the context, a wrong key or
+  // model is the same whatever the format, and must not downgrade the process's mode for good.
+  const namesFormat = /response_format|json_schema|json_object|structured output|schema/i.test(text);
+  if (request.mode !== 'prompt' && status >= 400 && status < 500 && status !== 429 && namesFormat) return { kind: 'format_refused', status, message };
   return { kind: 'failed', status, message };
 }
 
@@ -107,7 +109,8 @@ export function chatClient(endpoint: ChatEndpoint): ChatCall {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;
   return async (request) => {
-    const body = { model: endpoint.model, messages: request.messages, response_format: responseFormat(request), temperature: 0 };
+    // No temperature or token limit: some models refuse any but their default, and the defaults serve.
+    const body = { model: endpoint.model, messages: request.messages, response_format: responseFormat(request) };
     const signal = AbortSignal.timeout(request.timeoutMs);
     try {
       const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
