@@ -83,6 +83,7 @@ describe('ai_extract against a Chat Completions server', () => {
     model.script({ status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': '1' } }, { content: '{"title":"T"}' });
     const outcome = await run({ ai_extract: { prompt: 'The title' } });
     expect(outcome).toMatchObject({ status: 200, charged: '5', spent: 5 });
+    expect(outcome.entry).toMatchObject({ status: 'success', credits_micro: 5_000_000 });
     expect(outcome.model).toMatchObject({ calls: 2 });
     expect(model.requests).toHaveLength(2);
   });
@@ -118,6 +119,7 @@ describe('ai_extract against a Chat Completions server', () => {
     const outcome = await run({ ai_extract: { prompt: 'The title' } });
     expect(outcome).toMatchObject({ status: 502, charged: '0', spent: 0, model: { calls: 1 } });
     expect(outcome.body).toMatchObject({ code: 'ERR::EXTRACT::FAILED', detail: 'the model did not answer within 1500 ms' });
+    expect(outcome.entry).toMatchObject({ status: 'failed', error_code: 'EXTRACT_FAILED', credits_micro: 0 });
   });
 
   it('repairs an answer that is not JSON once, and fails when the repair is not JSON either', async () => {
@@ -142,6 +144,7 @@ describe('ai_extract against a Chat Completions server', () => {
     expect(outcome).toMatchObject({ status: 502, charged: '0', spent: 0, model: { calls: 2 } });
     expect(outcome.body.detail).toBe("the model's answer does not match the schema: /price: must be number (also after one repair attempt)");
     expect(model.requests[1].messages.at(-1)?.content).toContain('/price: must be number');
+    expect(outcome.entry).toMatchObject({ status: 'failed', error_code: 'EXTRACT_FAILED', credits_micro: 0 });
   });
 
   it('reads a refusal as a failure, at 0 credits', async () => {
@@ -149,6 +152,15 @@ describe('ai_extract against a Chat Completions server', () => {
     const outcome = await run({ ai_extract: { prompt: 'The title' } });
     expect(outcome).toMatchObject({ status: 502, charged: '0', spent: 0 });
     expect(outcome.body.detail).toBe('the model refused: I cannot help with that.');
+    expect(outcome.entry).toMatchObject({ status: 'failed', error_code: 'EXTRACT_FAILED', credits_micro: 0 });
+  });
+
+  it('takes ai_extract as URL-encoded JSON on GET /v1/scrape', async () => {
+    const before = await spentMicro(service);
+    const query = new URLSearchParams({ url: article(), cache: 'false', ai_extract: JSON.stringify({ prompt: 'The title' }) });
+    const response = await fetch(`${service.url}/v1/scrape?${query}`, { headers: { authorization: `Bearer ${service.secret}` } });
+    const outcome = await outcomeOf(service, response, before);
+    expect(outcome).toMatchObject({ status: 200, charged: '5', spent: 5, body: { data: { title: 'The article title' } } });
   });
 
   it('puts the model object under data.ai_extract beside extract', async () => {
