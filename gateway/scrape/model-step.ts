@@ -46,6 +46,10 @@ export async function extractWithModel(
   if (!ai || aiExtract === null) throw new ServiceError('ERR::INTERNAL::UNAVAILABLE', 'ai_extract: no extraction model is configured');
   const envelope = success.envelope;
   if (!envelope) throw new ServiceError('ERR::INTERNAL::ERROR', 'ai_extract: the worker answered without the JSON envelope');
+  if (success.model_input === undefined && envelope.content_encoding === 'base64') {
+    // An image or other bytes: nothing a model could read, and nothing worth its tokens.
+    throw new ServiceError('ERR::REQUEST::CAPABILITY_UNSUPPORTED', 'ai_extract cannot be applied to a binary target', { targetStatus: success.target_status });
+  }
   const markdown = success.model_input ?? (envelope.format === 'markdown' && typeof envelope.content === 'string' ? envelope.content : '');
   const input = cutToBudget(markdown, ai.inputMaxChars);
   const use: ModelUse = { ...emptyUsage(), model: ai.model, ms: 0, input_cut_chars: input.cutChars };

@@ -202,6 +202,20 @@ describe('ai_extract against a Chat Completions server', () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it('refuses a PDF or an image after the fetch, at 0 credits, without calling the model', async () => {
+    const image = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3])));
+    await new Promise<void>((resolve) => image.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => image.close(() => resolve())));
+    for (const url of [`${site.origin}/pdf`, `http://127.0.0.1:${(image.address() as AddressInfo).port}/x.png`]) {
+      const before = await spentMicro(service);
+      const outcome = await outcomeOf(service, await scrape(service, { url, ai_extract: { prompt: 'The title' } }), before);
+      expect(outcome).toMatchObject({ status: 400, charged: '0', spent: 0, body: { code: 'ERR::REQUEST::CAPABILITY_UNSUPPORTED', target_status: 200 } });
+      expect(String(outcome.body.detail)).toMatch(/ai_extract/);
+      expect(outcome.entry).toMatchObject({ status: 'rejected', credits_micro: 0 });
+    }
+    expect(model.requests).toHaveLength(0);
+  });
+
   it('cuts a long page to the input budget at a block boundary and says so', async () => {
     const paragraphs = Array.from({ length: 400 }, (_, i) => `<p>Paragraph ${i} ${'word '.repeat(30)}</p>`).join('');
     const longPage = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><main><article><h1>Long</h1>${paragraphs}</article></main></body></html>`));
