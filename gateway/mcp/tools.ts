@@ -30,8 +30,11 @@ function scrapeMeta(answer: ApiAnswer): Record<string, unknown> {
   };
 }
 
-function idPath(prefix: string, id: unknown, suffix = ''): string {
-  if (typeof id !== 'string' || id === '') throw new ServiceError('ERR::REQUEST::MISSING_PARAMETER', `${prefix.includes('batch') ? 'batch_id' : 'session_id'}: required`);
+/** `/v1/batch/{id}...` with the id from the arguments, encoded so it can only ever be one path segment. */
+function idPath(prefix: '/v1/batch' | '/v1/sessions', args: Record<string, unknown>, suffix = ''): string {
+  const field = prefix === '/v1/batch' ? 'batch_id' : 'session_id';
+  const id = args[field];
+  if (typeof id !== 'string' || id === '') throw new ServiceError('ERR::REQUEST::MISSING_PARAMETER', `${field}: required`);
   return `${prefix}/${encodeURIComponent(id)}${suffix}`;
 }
 
@@ -69,7 +72,7 @@ async function jsonCall(api: CallApi, method: 'GET' | 'POST', path: string, body
 }
 
 async function batchResults(args: Record<string, unknown>, api: CallApi): Promise<CallToolResult> {
-  const answer = await api('GET', idPath('/v1/batch', args.batch_id, `/results${query({ cursor: args.cursor, limit: args.limit, status: args.status })}`));
+  const answer = await api('GET', idPath('/v1/batch', args, `/results${query({ cursor: args.cursor, limit: args.limit, status: args.status })}`));
   if (answer.status >= 400) return answerProblem(answer);
   const items = answer.body.toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown);
   return jsonResult({ items, next_cursor: answer.headers.get('x-next-cursor') });
@@ -120,7 +123,7 @@ export function toolSpecs(options: { aiExtract: boolean }): ToolSpec[] {
       description: 'The job object: status, progress, credits charged.',
       scope: 'batch',
       inputSchema: idSchema('batch_id', 'The job id batch_scrape returned.'),
-      run: (args, api) => jsonCall(api, 'GET', idPath('/v1/batch', args.batch_id)),
+      run: (args, api) => jsonCall(api, 'GET', idPath('/v1/batch', args)),
     },
     {
       name: 'batch_results',
@@ -154,7 +157,7 @@ export function toolSpecs(options: { aiExtract: boolean }): ToolSpec[] {
       description: 'The session object (status, engine, usage, expiry).',
       scope: 'sessions',
       inputSchema: idSchema('session_id', 'The session id.'),
-      run: (args, api) => jsonCall(api, 'GET', idPath('/v1/sessions', args.session_id)),
+      run: (args, api) => jsonCall(api, 'GET', idPath('/v1/sessions', args)),
     },
     {
       name: 'session_list',
@@ -170,7 +173,7 @@ export function toolSpecs(options: { aiExtract: boolean }): ToolSpec[] {
       description: 'Ends the session and destroys its context; force=true even while a render holds it.',
       scope: 'sessions',
       inputSchema: { type: 'object', properties: { session_id: { type: 'string' }, force: { type: 'boolean' } }, required: ['session_id'], additionalProperties: false },
-      run: (args, api) => jsonCall(api, 'POST', idPath('/v1/sessions', args.session_id, `/release${query({ force: args.force })}`)),
+      run: (args, api) => jsonCall(api, 'POST', idPath('/v1/sessions', args, `/release${query({ force: args.force })}`)),
     },
   ];
 }

@@ -7,7 +7,9 @@ import addFormatsModule from 'ajv-formats';
  * sharing one schema compiles it once.
  */
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, validateFormats: true }));
+let shared: Ajv2020 | null = null;
+/** Made on first use, so importing this module does nothing. */
+const ajv = (): Ajv2020 => (shared ??= addFormats(new Ajv2020({ allErrors: true, strict: false, validateFormats: true, addUsedSchema: false })));
 const compiled = new Map<string, ValidateFunction>();
 const COMPILED_KEPT = 256;
 
@@ -17,7 +19,9 @@ export function compileSchema(schema: Record<string, unknown>): { validate: Vali
   const known = compiled.get(key);
   if (known) return { validate: known };
   try {
-    const validate = ajv.compile(schema);
+    const validate = ajv().compile(schema);
+    // ajv keeps every schema it compiled; callers' schemas come and go, so only `compiled` keeps them.
+    ajv().removeSchema(schema);
     if (compiled.size >= COMPILED_KEPT) compiled.delete(compiled.keys().next().value as string);
     compiled.set(key, validate);
     return { validate };

@@ -47,6 +47,16 @@ describe('allowsStrict', () => {
   });
 });
 
+describe('compileSchema', () => {
+  it('compiles two callers\' schemas with the same $id apart', () => {
+    const first = compileSchema({ $id: 'https://example.com/s', type: 'object', properties: { a: { type: 'string' } }, required: ['a'] });
+    const second = compileSchema({ $id: 'https://example.com/s', type: 'object', properties: { b: { type: 'number' } }, required: ['b'] });
+    if (!('validate' in first) || !('validate' in second)) throw new Error('both compile');
+    expect(second.validate({ b: 1 })).toBe(true);
+    expect(first.validate({ b: 1 })).toBe(false);
+  });
+});
+
 describe('readAnswer', () => {
   const compiled = compileSchema({ type: 'object', properties: { price: { type: 'number' } }, required: ['price'] });
   const validate = 'validate' in compiled ? compiled.validate : null;
