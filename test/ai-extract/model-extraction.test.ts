@@ -48,6 +48,10 @@ describe('ai_extract against a Chat Completions server', () => {
     expect(outcome.spent).toBe(5);
     expect(outcome.body).toMatchObject({ data: { title: 'The article title', price: 12.5 }, credits_charged: 5 });
     expect(outcome.entry).toMatchObject({ status: 'success', credits_micro: 5_000_000 });
+    const usage = await fetch(`${service.url}/v1/usage`, { headers: { authorization: `Bearer ${service.secret}` } });
+    expect(((await usage.json()) as { spent_micro: number }).spent_micro).toBe((await spentMicro(service)));
+    const reconciliation = (await (await fetch(`${service.url}/v1/usage/reconciliation`, { headers: { authorization: `Bearer ${service.secret}` } })).json()) as { consistent: boolean };
+    expect(reconciliation.consistent).toBe(true);
     expect(outcome.model).toMatchObject({ model: 'test-model', mode: 'json_schema', calls: 1, prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 });
     expect(await counterValue(service, 'trawler_ai_extract_tokens_total', { kind: 'prompt' })).toBe(tokensBefore + 100);
     const sent = model.requests[0];
