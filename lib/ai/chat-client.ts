@@ -41,6 +41,9 @@ export interface ChatEndpoint {
 
 export type ChatCall = (request: ChatRequest) => Promise<ChatOutcome>;
 
+/** A completion larger than this is not read: an extraction answer is far smaller, and the gateway's memory is shared. */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
 function responseFormat(request: ChatRequest): Record<string, unknown> | undefined {
   if (request.mode === 'json_object') return { type: 'json_object' };
   if (request.mode === 'json_schema' && request.schema) {
@@ -114,7 +117,12 @@ export function chatClient(endpoint: ChatEndpoint): ChatCall {
     const signal = AbortSignal.timeout(request.timeoutMs);
     try {
       const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
+      if (Number(response.headers.get('content-length') ?? 0) > MAX_ANSWER_BYTES) {
+        await response.body?.cancel();
+        return { kind: 'failed', status: response.status, message: `an answer larger than ${MAX_ANSWER_BYTES} bytes` };
+      }
       const text = await response.text();
+      if (text.length > MAX_ANSWER_BYTES) return { kind: 'failed', status: response.status, message: `an answer larger than ${MAX_ANSWER_BYTES} bytes` };
       if (!response.ok) return classifyHttpError(response.status, text, response.headers.get('retry-after'), request);
       return readAnswer(text);
     } catch (error) {

@@ -33,13 +33,13 @@ async function httpClient(secret = service.secret): Promise<Client> {
 }
 
 /** `trawler mcp` as an MCP client configuration would start it: the compiled CLI, the address and key in its environment. */
-async function stdioClient(): Promise<Client> {
+async function stdioClient(apiUrl = service.url): Promise<Client> {
   const client = new Client({ name: 'test-agent', version: '1.0.0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
       args: [join(process.cwd(), 'dist/bin/trawler.js'), 'mcp'],
-      env: { PATH: process.env.PATH ?? '', TRAWLER_API_URL: service.url, TRAWLER_API_KEY: service.secret },
+      env: { PATH: process.env.PATH ?? '', TRAWLER_API_URL: apiUrl, TRAWLER_API_KEY: service.secret },
       stderr: 'pipe',
     }),
   );
@@ -154,6 +154,16 @@ describe('scopes and keys on /v1/mcp', () => {
     const get = await fetch(`${service.url}/v1/mcp`, authed(service.secret));
     expect(get.status).toBe(400);
     expect(get.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('trawler mcp without a gateway to reach', () => {
+  it('answers a tool call with a retryable tool error', async () => {
+    // Port 9 (discard) on loopback: nothing listens there.
+    const client = await stdioClient('http://127.0.0.1:9');
+    const result = (await client.callTool({ name: 'scrape', arguments: { url: `${site.origin}/` } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ code: 'ERR::INTERNAL::UNAVAILABLE', retryable: true });
   });
 });
 
