@@ -3,6 +3,7 @@ import type { Bus } from '../lib/bus/bus.js';
 import type { Config } from '../lib/config.js';
 import type { EgressPolicy } from '../lib/egress/policy.js';
 import type { Logger } from '../lib/log.js';
+import type { SecretBox } from '../lib/secret-box.js';
 import type { Db } from '../lib/store/db.js';
 import type { ModelExtraction } from './ai/model-extraction.js';
 import type { KeyResolver } from './auth/key-resolver.js';
@@ -27,6 +28,8 @@ export interface GatewayContext {
   concurrency: ConcurrencyLimiter;
   egressPolicy: EgressPolicy;
   version: string;
+  /** Seals the store's secrets (webhook secrets): lib/store/sealing-key.ts. */
+  box: SecretBox;
   /** The batched request-log writer; its pending entries are found by GET /v1/requests/{id}. */
   requestLog: RequestLogWriter;
   /** ai_extract's model; null when none is configured (503 before anything is spent). */

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { KEY_ENVIRONMENTS } from '../../lib/apikeys.js';
 import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
-import { periodUsage } from '../../lib/store/credits.js';
+import { ledgerAllowanceMicro, periodUsage } from '../../lib/store/credits.js';
 import { usageSummary } from '../../lib/store/usage.js';
 import type { DashboardContext } from '../context.js';
 import { membershipOf, parseInput } from '../org-access.js';
@@ -22,7 +22,7 @@ export function usageRoutes(context: DashboardContext): Router {
       organizationId: organization.id,
       projectId: '',
       organizationCreatedAt: organization.created_at,
-      monthlyCreditsMicro: Number(organization.monthly_credits_micro),
+      monthlyCreditsMicro: ledgerAllowanceMicro(organization.monthly_credits_micro, environment, context.config.TEST_MONTHLY_CREDITS),
       environment,
     });
     const window = { organizationId: organization.id, environment, from: new Date(usage.periodStart), to: new Date(usage.periodEnd) };

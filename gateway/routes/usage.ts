@@ -36,7 +36,7 @@ export function usageRoutes(context: GatewayContext): Router {
     .get(scope('read'), async (req, res) => {
       const principal = principalOf(res);
       const query = parse(UsageQuery, req);
-      const usage = await periodUsage(context.db, creditAccountOf(principal, query.environment), query.at ?? new Date());
+      const usage = await periodUsage(context.db, creditAccountOf(context, principal, query.environment), query.at ?? new Date());
       res.setHeader('Cache-Control', 'no-store');
       res.json({
         organization_id: principal.organization.id,
@@ -102,7 +102,7 @@ export function usageRoutes(context: GatewayContext): Router {
       const principal = principalOf(res);
       const query = parse(UsageQuery, req);
       const at = query.at ?? new Date();
-      const usage = await periodUsage(context.db, creditAccountOf(principal, query.environment), at);
+      const usage = await periodUsage(context.db, creditAccountOf(context, principal, query.environment), at);
       const period = allowancePeriod(principal.organization.created_at, at);
       const holds = await holdTotals(context.db, principal.organization.id, query.environment, isoDate(period.start));
       const retainedSince = new Date(Date.now() - context.config.REQUEST_LOG_RETENTION_HOURS * 3_600_000);

@@ -49,7 +49,7 @@ export async function admissionHoldFor(context: GatewayContext, req: Request, re
     if (params.session_id !== null || isCacheable(params)) return null;
     const plan = planEngines(params, deploymentOf(context, principal.organization.entitled_engines));
     checkMaxCost(plan, params);
-    const account = creditAccountOf(principal);
+    const account = creditAccountOf(context, principal);
     return {
       id: newId(),
       projectId: account.projectId,

@@ -123,7 +123,7 @@ async function cacheQuietly(context: GatewayContext, projectId: string, params: 
  */
 async function reserve(context: GatewayContext, request: ScrapeRequest, plan: EnginePlan) {
   const { params, requestId } = request;
-  const account = creditAccountOf(request.principal);
+  const account = creditAccountOf(context, request.principal);
   try {
     return { plan, reservation: await reserveCredits(context.db, account, reservationMicro(plan, params), requestId) };
   } catch (error) {

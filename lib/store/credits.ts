@@ -15,6 +15,14 @@ export interface CreditAccount {
   environment: KeyEnvironment;
 }
 
+/**
+ * The allowance of one ledger: the organization's own for live; for test, TEST_MONTHLY_CREDITS, the
+ * same for every organization, so a test key never has a second live-sized allowance.
+ */
+export function ledgerAllowanceMicro(organizationMonthlyMicro: number, environment: KeyEnvironment, testMonthlyCredits: number): number {
+  return environment === 'live' ? Number(organizationMonthlyMicro) : testMonthlyCredits * 1_000_000;
+}
+
 export interface Reservation {
   id: string;
   amountMicro: number;
