@@ -26,9 +26,14 @@ export class ApiClient {
   ) {}
 
   async call(projectId: string, environment: KeyEnvironment, method: 'GET' | 'POST', path: string): Promise<ApiAnswer> {
-    const secret = await this.keyFor(projectId, environment);
-    const response = await fetch(`${this.apiUrl()}${path}`, { method, headers: { authorization: `Bearer ${secret}` } });
+    const response = await this.open(projectId, environment, method, path);
     return { status: response.status, headers: response.headers, body: await response.text() };
+  }
+
+  /** The API's answer with its body unread, for passing a large one on as it arrives. */
+  async open(projectId: string, environment: KeyEnvironment, method: 'GET' | 'POST', path: string, signal?: AbortSignal): Promise<Response> {
+    const secret = await this.keyFor(projectId, environment);
+    return fetch(`${this.apiUrl()}${path}`, { method, headers: { authorization: `Bearer ${secret}` }, signal });
   }
 
   /** Like `call`, but a problem answer is rethrown as the same ServiceError, and the body is parsed JSON. */

@@ -6,6 +6,7 @@ import type { Config } from '../lib/config.js';
 import { createLimitedServer, dashboardServerLimits } from '../lib/http-server-limits.js';
 import { ServiceError, problemBody, toServiceError } from '../lib/errors/index.js';
 import type { Logger } from '../lib/log.js';
+import { listenMovable, type PortMoved } from '../lib/movable-port.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import type { Db } from '../lib/store/db.js';
 import { packageRoot } from '../lib/version.js';
@@ -103,8 +104,11 @@ export interface RunningDashboard {
   stop(): Promise<void>;
 }
 
-/** Listens on DASHBOARD_PORT (0: any free port) at HOST. */
-export async function startDashboard(deps: DashboardDeps, port: number): Promise<RunningDashboard> {
+/**
+ * Listens on DASHBOARD_PORT (0: any free port) at HOST. With `onMoved`, a taken port moves to the
+ * next free one like the metrics port (lib/movable-port.ts), so two gateways on one host both start.
+ */
+export async function startDashboard(deps: DashboardDeps, port: number, onMoved?: PortMoved): Promise<RunningDashboard> {
   let url = '';
   const context: DashboardContext = {
     db: deps.db,
@@ -116,12 +120,7 @@ export async function startDashboard(deps: DashboardDeps, port: number): Promise
   };
   const app = createDashboardApp(context, { assetsDir: deps.assetsDir ?? defaultAssetsDir(), routers: deps.routers ?? [], apiUrl: () => deps.apiUrl });
   const server = createLimitedServer(app, dashboardServerLimits(deps.config));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, deps.config.HOST, () => resolve());
-  });
-  const address = server.address();
-  const bound = typeof address === 'object' && address ? address.port : port;
+  const bound = await listenMovable(server, deps.config.HOST, port, onMoved);
   url = `http://${deps.config.HOST.includes(':') ? `[${deps.config.HOST}]` : deps.config.HOST}:${bound}`;
   return {
     server,

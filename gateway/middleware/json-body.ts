@@ -49,18 +49,45 @@ async function readBody(req: Request, maxBytes: number): Promise<Buffer> {
   }
   const received = receivedWhole(req, maxBytes);
   if (received) return received;
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    total += buffer.length;
-    if (total > maxBytes) {
+  return readStreamed(req, maxBytes);
+}
+
+/**
+ * Reads the body as it arrives. Past `maxBytes` the rest is left flowing and discarded, not the
+ * request destroyed: a destroyed request stops reading its socket, and a client still sending the
+ * rest would then never see the 413 (gateway/lingering-close.ts).
+ */
+function readStreamed(req: Request, maxBytes: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total <= maxBytes) return void chunks.push(chunk);
+      stop();
       req.resume();
-      throw new ServiceError('ERR::REQUEST::PAYLOAD_TOO_LARGE', `Request body is over ${maxBytes} bytes`);
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
+      reject(new ServiceError('ERR::REQUEST::PAYLOAD_TOO_LARGE', `Request body is over ${maxBytes} bytes`));
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onClose = () => onError(new Error('the request closed before its body ended'));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+    req.once('close', onClose);
+  });
 }
 
 /**

@@ -38,7 +38,7 @@ export const BATCH_JOB_SCHEMA: JsonSchema = {
     open: { type: 'boolean' },
     status_url: { type: 'string' },
     results_url: { type: 'string' },
-    params: { type: 'object' },
+    params: { type: 'object', description: 'The job-level scrape parameters as sent, plus credit_budget_micro; the proxy password and credential-bearing custom_headers values read "[redacted]" (docs/batch.md, "Secrets in params").' },
     total_items: { type: 'integer' },
     concurrency: { type: 'integer' },
     priority: { type: 'integer' },

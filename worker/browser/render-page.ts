@@ -133,7 +133,7 @@ async function renderInContext(
   if (params.actions && params.actions.length > 0) {
     const steps = params.actions;
     const outcome = await clock.run('actions', () =>
-      runActions(page, steps, { remainingMs: remaining, canScreenshot: request.canRasterise, screenshotFormat: params.screenshot_format }),
+      runActions(page, steps, { remainingMs: remaining, canScreenshot: request.canRasterise, screenshotFormat: params.screenshot_format, warnings }),
     );
     actionResults = outcome.results;
     screenshots.push(...outcome.screenshots);
@@ -149,10 +149,11 @@ async function renderInContext(
           format: params.screenshot_format,
           quality: params.screenshot_quality,
           timeoutMs: Math.max(1, Math.min(WAIT_FOR_DEFAULT_MS, remaining())),
-        }),
+        }, warnings),
       )
       .catch((error: unknown) => {
         if (isBrowserGone(error)) throw error;
+        if (error instanceof Error && error.message.startsWith('SCREENSHOT_REFUSED')) warnings.push(error.message);
         return null; // Undelivered: the page still returns, and the gateway bills 0.
       });
     if (shot) screenshots.unshift(shot);
@@ -165,7 +166,9 @@ async function renderInContext(
     pdf = await clock.run('pdf', () => printPdf(page));
   }
   const document = await clock.run('capture', () => captureDocument(page, currentDocument(mainDocument, response, lease), dom));
-  const network: NetworkEntry[] | undefined = recorder ? (await recorder.finish()).entries : undefined;
+  const captured = recorder ? await recorder.finish() : undefined;
+  const network: NetworkEntry[] | undefined = captured?.entries;
+  if (captured) warnings.push(...captured.warnings);
   const session = request.session ? await sessionStateAfter(context, request.session) : undefined;
   const blocked = detectChallenge({
     status: document.status,
