@@ -78,8 +78,8 @@ describe('ai_extract in batch items', () => {
     const { lines } = await client.results(created.id as string);
     expect(lines[0]).toMatchObject({ status: 'succeeded', credits_micro: 5_000_000 });
     const envelopeOf = (line: Json) => JSON.parse((line.result as { content: string }).content) as Json;
-    expect(envelopeOf(lines[0])).toMatchObject({ data: { first_line: '# An article' }, credits_charged: 5 });
-    expect(envelopeOf(lines[1])).toMatchObject({ data: { first_line: '## Hello from the target' }, credits_charged: 5 });
+    expect(envelopeOf(lines[0])).toMatchObject({ data: { first_line: expect.stringMatching(/^#+ An article$/) }, credits_charged: 5 });
+    expect(envelopeOf(lines[1])).toMatchObject({ data: { first_line: expect.stringMatching(/^#+ Hello from the target$/) }, credits_charged: 5 });
     expect(lines[2]).toMatchObject({ status: 'failed', credits_micro: 0, attempts: 1, error: { code: 'ERR::EXTRACT::FAILED', retryable: false } });
     for (const line of lines) {
       const entry = (await (await client.get(`/v1/requests/${line.request_id as string}`)).json()) as { credits_micro: number; features: Json };
