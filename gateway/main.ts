@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Bus } from '../lib/bus/bus.js';
-import type { Config } from '../lib/config.js';
+import { docsBaseOf, type Config } from '../lib/config.js';
 import { createLimitedServer, gatewayServerLimits } from '../lib/http-server-limits.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from '../lib/store/db.js';
@@ -88,7 +88,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const app = createApp(context, { draining: () => draining });
   // A request without Host reaches the app, which refuses it with a problem body (http-framing.ts).
   const server = createLimitedServer(app, gatewayServerLimits(deps.config), { requireHostHeader: false });
-  answerMalformedRequests(server, app, deps.config.DOCS_URL, deps.logger, recordRefused(context));
+  answerMalformedRequests(server, app, docsBaseOf(deps.config), deps.logger, recordRefused(context));
   closeLingering(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
