@@ -30,6 +30,7 @@ import { createLimits, type GatewayLimits } from './limits/limits.js';
 import { WorkerDirectory } from './membership.js';
 import { WorkTracker } from './work-tracker.js';
 import { createGatewayMetrics } from './metrics.js';
+import { createModelExtraction } from './ai/model-extraction.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -75,13 +76,15 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const box = givenBox ?? (await openSealingBox(deps.db, deps.config, deps.logger, false));
   await sealStoredSecrets(deps.db, box, deps.logger);
   const exitPool = openExitPool(deps.config, deps.db);
+  const limits = deps.limits ?? createLimits(deps.db, deps.logger);
   const context: GatewayContext = {
     ...shared,
     box,
     directory,
     metrics: createGatewayMetrics(deps.registry, { directory, db: deps.db, exitPool }),
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
-    ...(deps.limits ?? createLimits(deps.db, deps.logger)),
+    ...limits,
+    ai: createModelExtraction(deps.config, limits.concurrency, deps.registry),
     egressPolicy: { allowLoopback: deps.config.TRAWLER_ALLOW_LOOPBACK_TARGETS },
     requestLog: new RequestLogWriter(deps.db, deps.logger, { flushMs: deps.config.REQUEST_LOG_FLUSH_MS }),
     work: new WorkTracker(),

@@ -90,7 +90,7 @@ export const SCRAPE_ENVELOPE_SCHEMA: JsonSchema = {
     url: { type: 'string' },
     final_url: { type: 'string' },
     content: { description: 'The document in the asked format.' },
-    data: { description: 'Extracted data (extract, extract_preset, autoparse).' },
+    data: { description: 'Extracted data (extract, autoparse, ai_extract: the model object alone, or under data.ai_extract beside the others).' },
     links: { type: 'array', items: { type: 'string' } },
     network: { type: 'array', items: { type: 'object' } },
     screenshots: { type: 'array', items: { type: 'object' } },

@@ -8,6 +8,7 @@ import type { SessionRecord } from '../../lib/store/sessions/index.js';
 import type { GatewayContext } from '../context.js';
 import { dispatchJob } from './dispatch.js';
 import { chooseExit, exitRequestOf, isExhausted, jobExitOf, nextExitReason, recordExitUse, type ExitRequest, type ExitTried } from './exit-route.js';
+import { extractWithModel, withoutModelInput, type ModelUse } from './model-step.js';
 import { deploymentOf } from './deployment.js';
 import { checkInSession, checkOutSession, findScrapeSession, jobSessionState, LEASE_MARGIN_MS, noteDomainEvidence, returnSession, type SessionCheckout } from '../sessions/scrape-session.js';
 
@@ -36,10 +37,12 @@ export interface ScrapeRecord {
   exitRequest: ExitRequest | null;
   /** Every pool exit a dispatch went through, in order. */
   exitsTried: ExitTried[];
+  /** The ai_extract model step, once it started (scrape/model-step.ts). */
+  model: ModelUse | null;
 }
 
 export function newRecord(cacheState: ScrapeRecord['cacheState']): ScrapeRecord {
-  return { engine: null, chargedMicro: 0, warnings: [], attempts: [], results: [], plan: null, admissionMs: 0, dispatchMs: 0, cacheState, exitRequest: null, exitsTried: [] };
+  return { engine: null, chargedMicro: 0, warnings: [], attempts: [], results: [], plan: null, admissionMs: 0, dispatchMs: 0, cacheState, exitRequest: null, exitsTried: [], model: null };
 }
 
 export interface LoopRequest {
@@ -112,6 +115,14 @@ export async function runScrape(
       const blocked = BLOCK_STATUSES.has(success.target_status);
       if (blocked || isBillableStatus(success.target_status, request.params)) await noteDomainEvidence(context.db, checkout, request.params.url, !blocked);
     }
+    // The model reads only a page that would be billed (docs/ai-extract.md); its failure fails the scrape at 0 credits.
+    if (request.params.ai_extract !== null && isBillableStatus(success.target_status, request.params)) {
+      const deadlineAt = request.receivedAt + context.config.SCRAPE_BUDGET_MS;
+      const extracted = await extractWithModel(context, success, request.params, deadlineAt, (use) => (record.model = use));
+      success = extracted.success;
+      record.warnings.push(...extracted.warnings);
+    }
+    success = withoutModelInput(success);
     // A non-billable target status is a failed scrape (billing rule 1): the session is only handed back.
     if (checkout && isBillableStatus(success.target_status, request.params)) {
       record.warnings.push(...(await checkInSession(context.db, checkout, success)));
