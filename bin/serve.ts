@@ -18,7 +18,7 @@ import { startDashboard, type MountedRouter } from '../dashboard/server.js';
 import { dashboardSecretBox } from '../dashboard/secret-key.js';
 import { adoptDefaultKey, setupLink } from '../dashboard/setup.js';
 import { startWorkers } from '../worker/main.js';
-import { MICRO_PER_CREDIT } from '../lib/scrape/prices.js';
+import { MICRO_PER_CREDIT } from '../lib/billing/prices.js';
 
 export type Role = { gateway: boolean; engines: EngineName[] };
 
@@ -51,7 +51,7 @@ export async function serve(config: Config, role: Role, name: string, extra: { d
       process.stderr.write(`Trawler ${version} serving on ${gateway.url} (store: ${db.kind}, bus: ${bus.transport})\n`);
       if (config.DASHBOARD_PORT !== 'off') {
         const box = dashboardSecretBox(config, logger, db.kind === 'pglite' && !config.DATABASE_URL);
-        const dashboard = await startDashboard({ config, db, logger, box, apiUrl: gateway.url, routers: extra.dashboardRouters }, config.DASHBOARD_PORT);
+        const dashboard = await startDashboard({ config, db, ledger: gateway.context.ledger, logger, box, apiUrl: gateway.url, routers: extra.dashboardRouters }, config.DASHBOARD_PORT);
         stops.unshift(() => dashboard.stop());
         if (created) await adoptDefaultKey(dashboard.context, created.organization.id, created.key.id, created.secret);
         process.stderr.write(`Dashboard on ${dashboard.url}\n`);

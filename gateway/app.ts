@@ -13,7 +13,7 @@ import { recordRequests } from './request-log/record-requests.js';
 import { fleetRoutes } from './routes/fleet.js';
 import { healthRoutes } from './routes/health.js';
 import { requestLogRoutes } from './routes/requests.js';
-import { scrapeRoutes, scrapeShortcut } from './routes/scrape.js';
+import { scrapeRoutes, scrapeShortcut, unlessScrape } from './routes/scrape.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { usageRoutes } from './routes/usage.js';
 import { batchRoutes } from './routes/batch.js';
@@ -29,14 +29,14 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.set('etag', false);
   app.set('query parser', 'simple');
   const first = [requestId(context.logger), httpFraming(), observe(context)];
-  const underV1 = (rateLimited: RequestHandler) => [authenticate(context.keys, BROWSER_PATH), recordRequests(context), rateLimited, urlInput()];
-  // The hot path: the same middlewares as below, in the same order, then the scrape route's own.
-  app.use(scrapeShortcut(context, [...first, ...underV1(rateLimit(context, () => true))]));
+  const identified = [authenticate(context.keys, BROWSER_PATH), recordRequests(context)];
+  // The hot path: the same middlewares as below, in the same order, then the scrape route, whose admission takes the token.
+  app.use(scrapeShortcut(context, [...first, ...identified]));
   app.use(inOrder(...first));
   app.use(healthRoutes(context, state));
   // Public like the probes: the API's own description (docs/api-reference.md).
   app.use(referenceRoutes(context));
-  app.use('/v1', inOrder(...underV1(rateLimit(context))));
+  app.use('/v1', inOrder(...identified, unlessScrape(inOrder(rateLimit(context), urlInput()))));
   app.use(scrapeRoutes(context));
   app.use(fleetRoutes(context));
   app.use(requestLogRoutes(context));

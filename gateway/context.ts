@@ -2,6 +2,7 @@ import type { Registry } from 'prom-client';
 import type { Bus } from '../lib/bus/bus.js';
 import type { Config } from '../lib/config.js';
 import type { EgressPolicy } from '../lib/egress/policy.js';
+import type { Ledger } from '../lib/billing/ledger.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from '../lib/store/db.js';
 import type { KeyResolver } from './auth/key-resolver.js';
@@ -16,6 +17,8 @@ import type { WorkTracker } from './work-tracker.js';
 export interface GatewayContext {
   config: Config;
   db: Db;
+  /** The credit ledger every paid operation holds and settles through (lib/billing/ledger.ts). */
+  ledger: Ledger;
   bus: Bus;
   directory: WorkerDirectory;
   logger: Logger;

@@ -4,7 +4,8 @@ import type { Bus } from '../lib/bus/bus.js';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from '../lib/store/db.js';
-import { releaseStaleReservations } from '../lib/store/credits.js';
+import { createLedger } from '../lib/billing/create-ledger.js';
+import { releaseExpiredHolds, type Ledger } from '../lib/billing/ledger.js';
 import { createApp } from './app.js';
 import { answerMalformedRequests } from './client-error.js';
 import { startRequestLogPurge } from './request-log/purge.js';
@@ -28,6 +29,8 @@ export interface GatewayDeps {
   logger: Logger;
   registry: Registry;
   version: string;
+  /** The ledger, when another program of this process shares it (bin/serve.ts: the dashboard); default: createLedger for the store. */
+  ledger?: Ledger;
   /** Tests only: limiters of their own (default: createLimits for the store). */
   limits?: GatewayLimits;
   /** Tests only: points where the batch dispatcher waits, to drive races deterministically. */
@@ -53,6 +56,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const { batchHooks, ...shared } = deps;
   const context: GatewayContext = {
     ...shared,
+    ledger: deps.ledger ?? createLedger(deps.db),
     directory,
     metrics: createGatewayMetrics(deps.registry, { directory, db: deps.db }),
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
@@ -79,7 +83,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const batchDispatcher = startBatchDispatcher(context, { hooks: batchHooks });
   const webhookDeliverer = startWebhookDeliverer(context);
   const sweeper = setInterval(() => {
-    releaseStaleReservations(deps.db).catch((error: unknown) =>
+    releaseExpiredHolds(deps.db, context.ledger).catch((error: unknown) =>
       deps.logger.warn({ err: error }, 'releasing stale reservations failed'),
     );
     purgeCache(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'cache purge failed'));
@@ -116,6 +120,8 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
       // Every answered request's entry is stored before the store closes (docs/request-log.md).
       await context.requestLog.close();
       await context.concurrency.close();
+      // Every settlement asked for is written before the store closes.
+      await context.ledger.drain();
       await directory.stop();
     },
   };

@@ -1,4 +1,4 @@
-import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
+import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
 import type { Queryable } from '../../lib/store/db.js';
 import { progressOf, type Progress } from '../../lib/store/batch/items.js';
 import { readJobTotals, type JobRow } from '../../lib/store/batch/jobs.js';

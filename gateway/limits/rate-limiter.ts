@@ -1,6 +1,5 @@
 import { ServiceError } from '../../lib/errors/index.js';
-import type { Reservation } from '../../lib/store/credits.js';
-import type { AdmissionHold } from '../../lib/store/limits.js';
+import type { Hold, HoldRequest } from '../../lib/store/credits.js';
 import type { ConcurrencySlot } from './concurrency.js';
 
 export interface RateDecision {
@@ -18,16 +17,16 @@ export interface RateLimiter {
    * The shared limiter only: the token and, when granted, one of the organization's concurrency
    * slots in one round trip (scrapes). `slot` is 'full' when none was free, null when the caller
    * must acquire one itself. Refuses like `take`, taking no slot then. With `hold`, the scrape's
-   * credit hold too, only with a slot and when the allowance covers it (`reservation`, else null).
+   * credit hold too, only with a slot and when the allowance covers it (`hold`, else null).
    */
-  admit?(keyId: string, rate: number, organizationId: string, concurrencyLimit: number, hold?: AdmissionHold | null): Promise<Admission>;
+  admit?(keyId: string, rate: number, organizationId: string, concurrencyLimit: number, hold?: HoldRequest | null): Promise<TokenAdmission>;
 }
 
-export interface Admission {
+export interface TokenAdmission {
   rate: RateDecision;
   slot: ConcurrencySlot | 'full' | null;
   /** The hold taken with the slot; settling it (with the slot's lease holder) also frees the slot. */
-  reservation?: Reservation | null;
+  hold?: Hold | null;
 }
 
 export const BURST_SECONDS = 2;

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { ServiceError } from '../../lib/errors/index.js';
-import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
+import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
 import { getItem } from '../../lib/store/batch/items.js';
 import { listJobs, type JobRow } from '../../lib/store/batch/jobs.js';
 import type { GatewayContext } from '../context.js';

@@ -2,10 +2,10 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { ServiceError } from '../../lib/errors/index.js';
 import { isQueryKeyParameter } from '../../lib/apikeys.js';
-import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
+import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
 import { allowancePeriod, isoDate } from '../../lib/store/allowance-period.js';
 import { dateTimeParameter } from '../../lib/validation/dates.js';
-import { periodUsage } from '../../lib/store/credits.js';
+import { allowanceUsage } from '../../lib/billing/ledger.js';
 import { USAGE_GROUPS, holdTotals, requestLogTotals, usageSummary } from '../../lib/store/usage.js';
 import { creditAccountOf } from '../auth/credit-account.js';
 import type { GatewayContext } from '../context.js';
@@ -36,7 +36,7 @@ export function usageRoutes(context: GatewayContext): Router {
     .get(scope('read'), async (req, res) => {
       const principal = principalOf(res);
       const query = parse(UsageQuery, req);
-      const usage = await periodUsage(context.db, creditAccountOf(principal, query.environment), query.at ?? new Date());
+      const usage = await allowanceUsage(context.db, context.ledger, creditAccountOf(principal, query.environment), query.at ?? new Date());
       res.setHeader('Cache-Control', 'no-store');
       res.json({
         organization_id: principal.organization.id,
@@ -102,9 +102,10 @@ export function usageRoutes(context: GatewayContext): Router {
       const principal = principalOf(res);
       const query = parse(UsageQuery, req);
       const at = query.at ?? new Date();
-      const usage = await periodUsage(context.db, creditAccountOf(principal, query.environment), at);
+      const usage = await allowanceUsage(context.db, context.ledger, creditAccountOf(principal, query.environment), at);
       const period = allowancePeriod(principal.organization.created_at, at);
-      const holds = await holdTotals(context.db, principal.organization.id, query.environment, isoDate(period.start));
+      const periodKey = { organizationId: principal.organization.id, periodStart: isoDate(period.start), environment: query.environment };
+      const holds = await holdTotals(context.db, periodKey.organizationId, periodKey.environment, periodKey.periodStart, context.ledger.heldIn(periodKey));
       const retainedSince = new Date(Date.now() - context.config.REQUEST_LOG_RETENTION_HOURS * 3_600_000);
       const logSince = retainedSince > period.start ? retainedSince : period.start;
       await context.requestLog.flush();

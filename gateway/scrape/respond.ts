@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
+import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { answerBody } from './envelope.js';
 import type { ScrapeSucceeded } from './scrape-service.js';

@@ -4,10 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../../lib/errors/index.js';
 import { createOrganization, createProject } from '../../../lib/store/accounts.js';
-import { reserveItemHolds, settleItemHolds } from '../../../lib/store/batch/holds.js';
-import { periodUsage, reserveCredits, settleReservation, type CreditAccount } from '../../../lib/store/credits.js';
+import { holdBatchItems } from '../../../lib/billing/batch-holds.js';
+import { settleItemHolds } from '../../../lib/store/batch/holds.js';
+import { allowanceUsage } from '../../../lib/billing/ledger.js';
+import type { CreditAccount } from '../../../lib/store/credits.js';
+import { ledgerOf } from '../../support/ledger.js';
 import type { Db, Queryable } from '../../../lib/store/db.js';
-import { MemoryHolds } from '../../../lib/store/memory-holds.js';
+import { MemoryLedger } from '../../../lib/billing/memory-ledger.js';
 import { openStore } from '../../../lib/store/open.js';
 import { holdTotals } from '../../../lib/store/usage.js';
 
@@ -40,50 +43,50 @@ describe('scrape holds kept in memory by the embedded store (lib/store/memory-ho
 
   it('never lets holds taken at once pass the allowance together, and frees a settled hold’s unspent part', async () => {
     const account = await newAccount(db, 5 * CREDIT);
-    const attempts = await Promise.all(Array.from({ length: 8 }, () => reserveCredits(db, account, CREDIT).then((r) => r, () => null)));
+    const attempts = await Promise.all(Array.from({ length: 8 }, () => ledgerOf(db).hold(account, CREDIT).then((r) => r, () => null)));
     const held = attempts.filter((r) => r !== null);
     expect(held).toHaveLength(5);
-    expect(await refused(reserveCredits(db, account, 1))).toBe(true);
-    expect(await settleReservation(db, held[0].id, 0)).toBe(true);
-    expect(await settleReservation(db, held[0].id, 0)).toBe(false);
-    expect(await settleReservation(db, held[1].id, CREDIT / 2)).toBe(true);
+    expect(await refused(ledgerOf(db).hold(account, 1))).toBe(true);
+    expect(await ledgerOf(db).settle(held[0].id, 0)).toBe(true);
+    expect(await ledgerOf(db).settle(held[0].id, 0)).toBe(false);
+    expect(await ledgerOf(db).settle(held[1].id, CREDIT / 2)).toBe(true);
     // 1.5 credits came free: one more whole credit fits, then half a credit, then nothing.
-    await reserveCredits(db, account, CREDIT);
-    await reserveCredits(db, account, CREDIT / 2);
-    expect(await refused(reserveCredits(db, account, 1))).toBe(true);
+    await ledgerOf(db).hold(account, CREDIT);
+    await ledgerOf(db).hold(account, CREDIT / 2);
+    expect(await refused(ledgerOf(db).hold(account, 1))).toBe(true);
   });
 
   it('shares the allowance exactly with batch holds in the store, both ways', async () => {
     const account = await newAccount(db, 10 * CREDIT);
-    const scrape = await reserveCredits(db, account, 4 * CREDIT);
+    const scrape = await ledgerOf(db).hold(account, 4 * CREDIT);
     // The batch may take exactly what the scrape hold left, and no more.
-    await expect(db.transaction((tx) => reserveItemHolds(tx, account, Array.from({ length: 7 }, () => ({ amountMicro: CREDIT }))))).rejects.toThrow(/cannot hold/);
-    const batch = await db.transaction((tx) => reserveItemHolds(tx, account, Array.from({ length: 6 }, () => ({ amountMicro: CREDIT }))));
-    expect(await refused(reserveCredits(db, account, 1))).toBe(true);
+    await expect(db.transaction((tx) => holdBatchItems(tx, ledgerOf(db), account, Array.from({ length: 7 }, () => CREDIT)))).rejects.toThrow(/cannot hold/);
+    const batch = await db.transaction((tx) => holdBatchItems(tx, ledgerOf(db), account, Array.from({ length: 6 }, () => CREDIT)));
+    expect(await refused(ledgerOf(db).hold(account, 1))).toBe(true);
     // A batch hold settled in the store (unseen by the memory side) makes room the next scrape hold finds.
     await settleItemHolds(db, [{ reservationId: batch[0], requestId: 'item', settle: { chargedMicro: 0, engine: null } }]);
-    await reserveCredits(db, account, CREDIT);
-    expect(await refused(reserveCredits(db, account, 1))).toBe(true);
+    await ledgerOf(db).hold(account, CREDIT);
+    expect(await refused(ledgerOf(db).hold(account, 1))).toBe(true);
     // And a settled scrape hold makes room for a batch.
-    expect(await settleReservation(db, scrape.id, CREDIT)).toBe(true);
-    await expect(db.transaction((tx) => reserveItemHolds(tx, account, Array.from({ length: 4 }, () => ({ amountMicro: CREDIT }))))).rejects.toThrow(/cannot hold/);
-    await db.transaction((tx) => reserveItemHolds(tx, account, Array.from({ length: 3 }, () => ({ amountMicro: CREDIT }))));
-    const usage = await periodUsage(db, account);
+    expect(await ledgerOf(db).settle(scrape.id, CREDIT)).toBe(true);
+    await expect(db.transaction((tx) => holdBatchItems(tx, ledgerOf(db), account, Array.from({ length: 4 }, () => CREDIT)))).rejects.toThrow(/cannot hold/);
+    await db.transaction((tx) => holdBatchItems(tx, ledgerOf(db), account, Array.from({ length: 3 }, () => CREDIT)));
+    const usage = await allowanceUsage(db, ledgerOf(db), account);
     expect(usage.spentMicro + usage.reservedMicro).toBe(10 * CREDIT);
   });
 
   it('counts open holds in the usage figures and the reconciliation, and writes each settled row with its charge', async () => {
     const account = await newAccount(db, 10 * CREDIT);
-    const first = await reserveCredits(db, account, 3 * CREDIT, 'request-1');
-    await reserveCredits(db, account, 2 * CREDIT, 'request-2');
-    let usage = await periodUsage(db, account);
+    const first = await ledgerOf(db).hold(account, 3 * CREDIT, 'request-1');
+    await ledgerOf(db).hold(account, 2 * CREDIT, 'request-2');
+    let usage = await allowanceUsage(db, ledgerOf(db), account);
     expect(usage).toMatchObject({ reservedMicro: 5 * CREDIT, spentMicro: 0 });
     const periodStart = usage.periodStart.slice(0, 10);
-    expect(await holdTotals(db, account.organizationId, 'live', periodStart)).toEqual({ settled_count: 0, charged_micro: 0, open_count: 2, open_micro: 5 * CREDIT });
-    await settleReservation(db, first.id, 5 * CREDIT, 'fetch');
-    usage = await periodUsage(db, account);
+    expect(await holdTotals(db, account.organizationId, 'live', periodStart, ledgerOf(db).heldIn({ organizationId: account.organizationId, periodStart: periodStart, environment: 'live' }))).toEqual({ settled_count: 0, charged_micro: 0, open_count: 2, open_micro: 5 * CREDIT });
+    await ledgerOf(db).settle(first.id, 5 * CREDIT, 'fetch');
+    usage = await allowanceUsage(db, ledgerOf(db), account);
     expect(usage).toMatchObject({ reservedMicro: 2 * CREDIT, spentMicro: 3 * CREDIT });
-    expect(await holdTotals(db, account.organizationId, 'live', periodStart)).toEqual({ settled_count: 1, charged_micro: 3 * CREDIT, open_count: 1, open_micro: 2 * CREDIT });
+    expect(await holdTotals(db, account.organizationId, 'live', periodStart, ledgerOf(db).heldIn({ organizationId: account.organizationId, periodStart: periodStart, environment: 'live' }))).toEqual({ settled_count: 1, charged_micro: 3 * CREDIT, open_count: 1, open_micro: 2 * CREDIT });
     const row = await db.query('SELECT request_id, engine, amount_micro, charged_micro, settled_at IS NOT NULL AS settled FROM credit_reservations WHERE id = $1', [first.id]);
     expect(row.rows[0]).toEqual({ request_id: 'request-1', engine: 'fetch', amount_micro: 3 * CREDIT, charged_micro: 3 * CREDIT, settled: true });
   });
@@ -98,11 +101,11 @@ describe('scrape holds kept in memory by the embedded store (lib/store/memory-ho
       },
       exec: (sql) => db.exec(sql),
     };
-    const holds = new MemoryHolds(counting);
-    const key = { organizationId: account.organizationId, periodStart: (await periodUsage(db, account)).periodStart.slice(0, 10), environment: 'live' as const };
+    const holds = new MemoryLedger(counting);
+    const key = { organizationId: account.organizationId, periodStart: (await allowanceUsage(db, ledgerOf(db), account)).periodStart.slice(0, 10), environment: 'live' as const };
     const ids = Array.from({ length: 6 }, (_, i) => `hold-${account.organizationId}-${i}`);
     for (const id of ids) {
-      expect(await holds.hold({ ...key, id, projectId: account.projectId, amountMicro: CREDIT, requestId: id, createdAt: new Date() }, account.monthlyCreditsMicro)).toBe(true);
+      expect(await holds.holdInMemory({ ...key, id, projectId: account.projectId, amountMicro: CREDIT, requestId: id, createdAt: new Date() }, account.monthlyCreditsMicro)).toBe(true);
     }
     statements.length = 0;
     const settled = await Promise.all(ids.map((id) => holds.settle(id, CREDIT, 'fetch')));
@@ -110,7 +113,7 @@ describe('scrape holds kept in memory by the embedded store (lib/store/memory-ho
     // The write waits for the I/O callbacks ready now, so the six settlements asked for at once go in one statement.
     expect(statements).toEqual(['credits_settle_memory']);
     expect(holds.heldIn(key)).toEqual({ count: 0, micro: 0 });
-    expect((await periodUsage(db, account)).spentMicro).toBe(6 * CREDIT);
+    expect((await allowanceUsage(db, ledgerOf(db), account)).spentMicro).toBe(6 * CREDIT);
   });
 });
 
@@ -121,19 +124,20 @@ describe('a restart of the embedded store', () => {
   it('leaves no stray reserved credit: holds open when the process stopped are gone, settled ones stay charged', async () => {
     let db = await openStore({ dataDir });
     const account = await newAccount(db, 10 * CREDIT);
-    const settled = await reserveCredits(db, account, 2 * CREDIT);
-    await settleReservation(db, settled.id, CREDIT);
-    await reserveCredits(db, account, 3 * CREDIT);
-    expect((await periodUsage(db, account)).reservedMicro).toBe(3 * CREDIT);
+    const settled = await ledgerOf(db).hold(account, 2 * CREDIT);
+    await ledgerOf(db).settle(settled.id, CREDIT);
+    await ledgerOf(db).hold(account, 3 * CREDIT);
+    expect((await allowanceUsage(db, ledgerOf(db), account)).reservedMicro).toBe(3 * CREDIT);
     await db.close();
     db = await openStore({ dataDir });
     try {
-      const usage = await periodUsage(db, account);
+      const usage = await allowanceUsage(db, ledgerOf(db), account);
       expect(usage).toMatchObject({ reservedMicro: 0, spentMicro: CREDIT });
-      expect(await holdTotals(db, account.organizationId, 'live', usage.periodStart.slice(0, 10))).toMatchObject({ open_count: 0, open_micro: 0, settled_count: 1 });
+      const periodStart = usage.periodStart.slice(0, 10);
+      expect(await holdTotals(db, account.organizationId, 'live', periodStart, ledgerOf(db).heldIn({ organizationId: account.organizationId, periodStart, environment: 'live' }))).toMatchObject({ open_count: 0, open_micro: 0, settled_count: 1 });
       // The whole rest of the allowance can be held again.
-      await reserveCredits(db, account, 9 * CREDIT);
-      expect(await refused(reserveCredits(db, account, 1))).toBe(true);
+      await ledgerOf(db).hold(account, 9 * CREDIT);
+      expect(await refused(ledgerOf(db).hold(account, 1))).toBe(true);
     } finally {
       await db.close();
     }
