@@ -45,12 +45,12 @@ export function createLimits(db: Db, logger: Logger, options: Partial<SharedLimi
           async () => {
             const { bucket, slot, held } = await sharedSlots.acquireWithToken(sharedRate.tokenRequest(keyId, rate), organizationId, limit, hold);
             const taken = held && hold ? { id: hold.id, amountMicro: hold.amountMicro } : null;
-            return { rate: rateDecision(rate, bucket.tokens, bucket.granted), slot, hold: taken };
+            return { rate: rateDecision(rate, bucket.tokens, bucket.granted), slot, reservation: taken };
           },
-          async () => ({ rate: await localRate.take(keyId, rate), slot: null, hold: null }),
+          async () => ({ rate: await localRate.take(keyId, rate), slot: null, reservation: null }),
           (late) => {
             if (late.slot === null || late.slot === 'full') return;
-            if (late.hold) releaseLateHold(db, late.hold.id, late.slot).catch((error: unknown) => onError(error, 'releasing a late hold'));
+            if (late.reservation) releaseLateHold(db, late.reservation.id, late.slot).catch((error: unknown) => onError(error, 'releasing a late hold'));
             else void late.slot.release();
           },
         ),

@@ -17,7 +17,7 @@ export interface RateLimiter {
    * The shared limiter only: the token and, when granted, one of the organization's concurrency
    * slots in one round trip (scrapes). `slot` is 'full' when none was free, null when the caller
    * must acquire one itself. Refuses like `take`, taking no slot then. With `hold`, the scrape's
-   * credit hold too, only with a slot and when the allowance covers it (`hold`, else null).
+   * credit hold too, only with a slot and when the allowance covers it (`reservation`, else null).
    */
   admit?(keyId: string, rate: number, organizationId: string, concurrencyLimit: number, hold?: HoldRequest | null): Promise<TokenAdmission>;
 }
@@ -25,8 +25,8 @@ export interface RateLimiter {
 export interface TokenAdmission {
   rate: RateDecision;
   slot: ConcurrencySlot | 'full' | null;
-  /** The hold taken with the slot; settling it (with the slot's lease holder) also frees the slot. */
-  hold?: Hold | null;
+  /** The hold taken with the slot (the name the limiter tests read); settling it with the slot's lease holder also frees the slot. */
+  reservation?: Hold | null;
 }
 
 export const BURST_SECONDS = 2;

@@ -61,7 +61,7 @@ export async function admitScrape(context: GatewayContext, req: Request, res: Re
     checked = await checkRequest(context, req, res, principal, true);
     const admitted = await rateLimiter.admit(key.id, organization.rate_limit_per_second, organization.id, organization.concurrency_limit, holdRequestOf(res, principal, checked));
     ({ rate, slot } = admitted);
-    taken = admitted.hold ?? null;
+    taken = admitted.reservation ?? null;
   } else {
     rate = await rateLimiter.take(key.id, organization.rate_limit_per_second);
   }
