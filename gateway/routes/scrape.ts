@@ -1,28 +1,24 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Scope } from '../../lib/store/accounts.js';
 import { toServiceError, type ServiceError } from '../../lib/errors/index.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { GatewayContext } from '../context.js';
 import { inOrder } from '../middleware/in-order.js';
-import { methodNotAllowed } from '../middleware/method-not-allowed.js';
 import { admitScrape } from '../scrape/admission.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
 import { performScrape, ScrapeFailed, type ScrapeRecord, type ScrapeSucceeded } from '../scrape/scrape-service.js';
 import { sendScrapeSuccess } from '../scrape/respond.js';
+import { declareRoutes, operation, scopeOf } from './declare.js';
 
-const SCRAPE_PATH = '/v1/scrape';
+const GET = operation('scrapeGet');
+const POST = operation('scrapePost');
+const SCRAPE_PATH = POST.path;
 
 /** GET and POST /v1/scrape (scope `scrape`). Every request, success or error, is written to the request log. */
 export function scrapeRoutes(context: GatewayContext): Router {
   const { get, post } = scrapeHandlers(context);
-  const router = Router();
-  router
-    .route(SCRAPE_PATH)
-    // Express would otherwise run (and bill) a whole scrape for HEAD and drop the body.
-    .head(methodNotAllowed(['GET', 'POST']))
-    .get(...get)
-    .post(...post)
-    .all(methodNotAllowed(['GET', 'POST']));
-  return router;
+  // The admission checks the scope, in its own order; Express would otherwise run (and bill) a whole scrape for HEAD and drop the body.
+  return declareRoutes(Router(), [{ operationId: GET.operationId, handlers: get }, { operationId: POST.operationId, handlers: post }], { scopeChecked: 'by-handler', refuseHead: true });
 }
 
 /**
@@ -58,13 +54,13 @@ export function unlessScrape(handler: RequestHandler): RequestHandler {
 }
 
 function scrapeHandlers(context: GatewayContext): { get: RequestHandler[]; post: RequestHandler[] } {
-  const handler = (req: Request, res: Response) => context.work.track(handleScrape(context, req, res));
-  return { get: [handler], post: [handler] };
+  const handler = (scope: Scope) => (req: Request, res: Response) => context.work.track(handleScrape(context, scope, req, res));
+  return { get: [handler(scopeOf(GET)!)], post: [handler(scopeOf(POST)!)] };
 }
 
-async function handleScrape(context: GatewayContext, req: Request, res: Response): Promise<void> {
+async function handleScrape(context: GatewayContext, scope: Scope, req: Request, res: Response): Promise<void> {
   // Refusals before the slot (rate, path, query, scope, body) are answered like any route's.
-  const admission = await admitScrape(context, req, res);
+  const admission = await admitScrape(context, scope, req, res);
   const { principal } = admission;
   let params: ScrapeParams | null = null;
   let record: ScrapeRecord | null = null;

@@ -7,6 +7,7 @@ import { planEngines, type EnginePlan } from '../../lib/scrape/engine-selection.
 import { parseScrapeBody, parseScrapeQuery, type ProjectDefaults } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { periodStartDate } from '../../lib/store/allowance-period.js';
+import type { Scope } from '../../lib/store/accounts.js';
 import type { Hold, HoldRequest } from '../../lib/store/credits.js';
 import { creditAccountOf } from '../auth/credit-account.js';
 import type { Principal } from '../auth/key-resolver.js';
@@ -42,14 +43,14 @@ interface Checked {
 }
 
 /**
- * The one admission stage of GET and POST /v1/scrape (docs/architecture.md, "The path of a scrape"):
+ * The one admission stage of GET and POST /v1/scrape (`scope`: their operation's, gateway/openapi/scrape.ts) (docs/architecture.md, "The path of a scrape"):
  * the key's rate token, the path, query, scope and body checks, the organization's concurrency slot,
  * the parameters, their plan and price, and the credit hold. Refusals are answered in that order,
  * whatever order the work was done in: on the shared limiter (PostgreSQL) the request is read and
  * priced first, so that one statement takes the token, the slot and the hold (docs/platform.md,
  * "Performance"); elsewhere each step runs in turn. Throws a refusal that comes before the slot.
  */
-export async function admitScrape(context: GatewayContext, req: Request, res: Response): Promise<ScrapeAdmission> {
+export async function admitScrape(context: GatewayContext, scope: Scope, req: Request, res: Response): Promise<ScrapeAdmission> {
   const principal = principalOf(res);
   const { key, organization } = principal;
   const { rateLimiter } = context;
@@ -58,7 +59,7 @@ export async function admitScrape(context: GatewayContext, req: Request, res: Re
   let taken: Hold | null = null;
   let rate: RateDecision;
   if (rateLimiter.admit) {
-    checked = await checkRequest(context, req, res, principal, true);
+    checked = await checkRequest(context, scope, req, res, principal, true);
     const admitted = await rateLimiter.admit(key.id, organization.rate_limit_per_second, organization.id, organization.concurrency_limit, holdRequestOf(res, principal, checked));
     ({ rate, slot } = admitted);
     taken = admitted.reservation ?? null;
@@ -67,7 +68,7 @@ export async function admitScrape(context: GatewayContext, req: Request, res: Re
   }
   res.setHeader('X-RateLimit-Limit', String(rate.limit));
   res.setHeader('X-RateLimit-Remaining', String(rate.remaining));
-  checked ??= await checkRequest(context, req, res, principal, false);
+  checked ??= await checkRequest(context, scope, req, res, principal, false);
   if (checked.refusal) {
     if (slot !== null && slot !== 'full') await releaseUnused(context, slot, taken);
     throw checked.refusal;
@@ -91,11 +92,11 @@ export async function admitScrape(context: GatewayContext, req: Request, res: Re
 }
 
 /** Reads and checks the request; `ahead`: also parses and plans it (before the token, on the shared limiter). */
-async function checkRequest(context: GatewayContext, req: Request, res: Response, principal: Principal, ahead: boolean): Promise<Checked> {
+async function checkRequest(context: GatewayContext, scope: Scope, req: Request, res: Response, principal: Principal, ahead: boolean): Promise<Checked> {
   let input: unknown;
   try {
     checkUrlInput(req);
-    requireScope(principal, 'scrape');
+    requireScope(principal, scope);
     if (req.method === 'POST') {
       rejectQueryParameters(req);
       input = await readJsonBody(req, res, { required: true });
