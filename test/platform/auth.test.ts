@@ -13,6 +13,7 @@ import {
 import { openStore } from '../../lib/store/open.js';
 import { KeyResolver } from '../../gateway/auth/key-resolver.js';
 import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { codeOf } from '../support/answers.js';
 
 let service: EmbeddedService;
 
@@ -30,10 +31,6 @@ async function newKey(options: { scopes?: Scope[]; environment?: 'live' | 'test'
     expiresAt: options.expiresAt,
   });
   return { secret, key };
-}
-
-async function codeOf(response: Response): Promise<string> {
-  return ((await response.json()) as { code: string }).code;
 }
 
 describe('authentication', () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createLimits } from '../../gateway/limits/limits.js';
+import { createLimits } from '../../gateway/limits/create-limits.js';
 import type { ConcurrencySlot } from '../../gateway/limits/concurrency.js';
 import { createLogger } from '../../lib/log.js';
 import { createApiKey, createOrganization, createProject } from '../../lib/store/accounts.js';

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, createOrganization, createProject, type Scope } from '../../lib/store/accounts.js';
+import { createOrganization, createProject } from '../../lib/store/accounts.js';
 import { insertRequestLog } from '../../lib/store/request-log.js';
 import type { RequestLogEntry } from '../../lib/store/request-log-entry.js';
 import { uuidFromUlid } from '../../gateway/request-log/record-id.js';
 import { authed, startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { HOUR_MS, ago, makeEntry, seed } from './fixtures.js';
+import { keyFor } from '../support/accounts.js';
 
 let service: EmbeddedService;
 let noScopeKey: string;
@@ -15,10 +16,6 @@ let ownEntry: RequestLogEntry;
 let siblingEntry: RequestLogEntry;
 let expiredEntry: RequestLogEntry;
 let otherOrgEntry: RequestLogEntry;
-
-async function keyFor(projectId: string, scopes: Scope[]): Promise<string> {
-  return (await createApiKey(service.db, { projectId, name: 'log', environment: 'live', scopes })).secret;
-}
 
 async function getRecord(secret: string, id: string): Promise<{ status: number; body: RequestLogEntry & { code?: string } }> {
   const response = await fetch(`${service.url}/v1/requests/${id}`, authed(secret));
@@ -31,9 +28,9 @@ beforeAll(async () => {
   const sibling = await createProject(db, service.organizationId, 'sibling');
   const otherOrg = await createOrganization(db, 'other', { monthlyCreditsMicro: 1, rateLimitPerSecond: 1000, concurrencyLimit: 1 });
   const otherProject = await createProject(db, otherOrg.id, 'other');
-  noScopeKey = await keyFor(service.projectId, []);
-  readKey = await keyFor(service.projectId, ['read']);
-  otherOrgKey = await keyFor(otherProject.id, ['read', 'scrape', 'batch', 'sessions', 'browser']);
+  noScopeKey = await keyFor(service.db, service.projectId, []);
+  readKey = await keyFor(service.db, service.projectId, ['read']);
+  otherOrgKey = await keyFor(service.db, otherProject.id, ['read', 'scrape', 'batch', 'sessions', 'browser']);
   [ownEntry, expiredEntry] = await seed(db, service.organizationId, [
     makeEntry(service.projectId, ago(5_000), 'blocked'),
     makeEntry(service.projectId, ago(72 * HOUR_MS + 60_000)),

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settleStored } from '../../../lib/store/stored-settlements.js';
-import { migrate } from '../../../lib/store/migrate.js';
-import type { PgliteDb } from '../../../lib/store/pglite-db.js';
-import { storeBeforeMigration } from '../../support/migration-store.js';
+import { settleStored } from '../../lib/store/stored-settlements.js';
+import { migrate } from '../../lib/store/migrate.js';
+import type { PgliteDb } from '../../lib/store/pglite-db.js';
+import { storeBeforeMigration } from '../support/migration-store.js';
 
 const TOTALS = `SELECT reserved_micro AS reserved, spent_micro AS spent FROM credit_period_totals
                  WHERE organization_id = 'org' AND period_start = '2026-11-01' AND environment = 'live'`;

@@ -2,25 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceError } from '../../../lib/errors/index.js';
-import { createOrganization, createProject } from '../../../lib/store/accounts.js';
-import { holdBatchItems } from '../../../lib/billing/batch-holds.js';
-import { settleItemHolds } from '../../../lib/store/batch/holds.js';
-import { allowanceUsage } from '../../../lib/billing/ledger.js';
-import type { CreditAccount } from '../../../lib/store/credits.js';
-import { ledgerOf } from '../../support/ledger.js';
-import type { Db, Queryable } from '../../../lib/store/db.js';
-import { MemoryLedger } from '../../../lib/billing/memory-ledger.js';
-import { openStore } from '../../../lib/store/open.js';
-import { holdTotals } from '../../../lib/store/usage.js';
+import { ServiceError } from '../../lib/errors/index.js';
+import { holdBatchItems } from '../../lib/billing/batch-holds.js';
+import { settleItemHolds } from '../../lib/store/batch/holds.js';
+import { allowanceUsage } from '../../lib/billing/ledger.js';
+import { ledgerOf } from '../support/ledger.js';
+import type { Db, Queryable } from '../../lib/store/db.js';
+import { MemoryLedger } from '../../lib/billing/memory-ledger.js';
+import { openStore } from '../../lib/store/open.js';
+import { holdTotals } from '../../lib/store/usage.js';
+import { newAccount } from '../support/accounts.js';
 
 const CREDIT = 1_000_000;
-
-async function newAccount(db: Db, allowanceMicro: number): Promise<CreditAccount> {
-  const organization = await createOrganization(db, 'holds', { monthlyCreditsMicro: allowanceMicro, rateLimitPerSecond: 1, concurrencyLimit: 1 });
-  const project = await createProject(db, organization.id, 'holds');
-  return { organizationId: organization.id, projectId: project.id, organizationCreatedAt: organization.created_at, monthlyCreditsMicro: allowanceMicro, environment: 'live' };
-}
 
 async function refused(work: Promise<unknown>): Promise<boolean> {
   try {
@@ -42,7 +35,7 @@ describe('scrape holds kept in memory by the embedded store (lib/store/memory-ho
   });
 
   it('never lets holds taken at once pass the allowance together, and frees a settled hold’s unspent part', async () => {
-    const account = await newAccount(db, 5 * CREDIT);
+    const account = await newAccount(db, 5 * CREDIT, { name: 'holds' });
     const attempts = await Promise.all(Array.from({ length: 8 }, () => ledgerOf(db).hold(account, CREDIT).then((r) => r, () => null)));
     const held = attempts.filter((r) => r !== null);
     expect(held).toHaveLength(5);
@@ -57,7 +50,7 @@ describe('scrape holds kept in memory by the embedded store (lib/store/memory-ho
   });
 
   it('shares the allowance exactly with batch holds in the store, both ways', async () => {
-    const account = await newAccount(db, 10 * CREDIT);
+    const account = await newAccount(db, 10 * CREDIT, { name: 'holds' });
     const scrape = await ledgerOf(db).hold(account, 4 * CREDIT);
     // The batch may take exactly what the scrape hold left, and no more.
     await expect(db.transaction((tx) => holdBatchItems(tx, ledgerOf(db), account, Array.from({ length: 7 }, () => CREDIT)))).rejects.toThrow(/cannot hold/);
@@ -76,7 +69,7 @@ describe('scrape holds kept in memory by the embedded store (lib/store/memory-ho
   });
 
   it('counts open holds in the usage figures and the reconciliation, and writes each settled row with its charge', async () => {
-    const account = await newAccount(db, 10 * CREDIT);
+    const account = await newAccount(db, 10 * CREDIT, { name: 'holds' });
     const first = await ledgerOf(db).hold(account, 3 * CREDIT, 'request-1');
     await ledgerOf(db).hold(account, 2 * CREDIT, 'request-2');
     let usage = await allowanceUsage(db, ledgerOf(db), account);
@@ -92,7 +85,7 @@ describe('scrape holds kept in memory by the embedded store (lib/store/memory-ho
   });
 
   it('group-commits the settlements that queue while a write runs: one statement for them all', async () => {
-    const account = await newAccount(db, 100 * CREDIT);
+    const account = await newAccount(db, 100 * CREDIT, { name: 'holds' });
     const statements: string[] = [];
     const counting: Queryable = {
       query: (sql, params, options) => {
@@ -123,7 +116,7 @@ describe('a restart of the embedded store', () => {
 
   it('leaves no stray reserved credit: holds open when the process stopped are gone, settled ones stay charged', async () => {
     let db = await openStore({ dataDir });
-    const account = await newAccount(db, 10 * CREDIT);
+    const account = await newAccount(db, 10 * CREDIT, { name: 'holds' });
     const settled = await ledgerOf(db).hold(account, 2 * CREDIT);
     await ledgerOf(db).settle(settled.id, CREDIT);
     await ledgerOf(db).hold(account, 3 * CREDIT);

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { releaseExpiredHolds } from '../../../lib/billing/ledger.js';
-import { ledgerOf } from '../../support/ledger.js';
-import { migrate } from '../../../lib/store/migrate.js';
-import type { PgliteDb } from '../../../lib/store/pglite-db.js';
-import { storeBeforeMigration } from '../../support/migration-store.js';
+import { releaseExpiredHolds } from '../../lib/billing/ledger.js';
+import { ledgerOf } from '../support/ledger.js';
+import { migrate } from '../../lib/store/migrate.js';
+import type { PgliteDb } from '../../lib/store/pglite-db.js';
+import { storeBeforeMigration } from '../support/migration-store.js';
 
 async function insertHold(db: PgliteDb, id: string, expiresAt: string | null): Promise<void> {
   await db.query(

@@ -1,22 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization, createProject } from '../../../lib/store/accounts.js';
-import { allowanceUsage } from '../../../lib/billing/ledger.js';
-import type { CreditAccount } from '../../../lib/store/credits.js';
-import { ledgerOf } from '../../support/ledger.js';
-import type { Db, Queryable } from '../../../lib/store/db.js';
-import { claimSlot } from '../../../lib/store/limits.js';
-import { StoredLedger } from '../../../lib/billing/stored-ledger.js';
-import { distributedServicesAvailable } from '../../support/services.js';
-import { useTestStore } from '../../support/test-store.js';
+import { allowanceUsage } from '../../lib/billing/ledger.js';
+import type { CreditAccount } from '../../lib/store/credits.js';
+import { ledgerOf } from '../support/ledger.js';
+import type { Db, Queryable } from '../../lib/store/db.js';
+import { claimSlot } from '../../lib/store/shared-limits.js';
+import { StoredLedger } from '../../lib/billing/stored-ledger.js';
+import { distributedServicesAvailable } from '../support/services.js';
+import { useTestStore } from '../support/test-store.js';
+import { newAccount } from '../support/accounts.js';
 
 const available = await distributedServicesAvailable();
 const CREDIT = 1_000_000;
-
-async function newAccount(db: Db, allowanceMicro: number): Promise<CreditAccount> {
-  const organization = await createOrganization(db, 'groups', { monthlyCreditsMicro: allowanceMicro, rateLimitPerSecond: 1, concurrencyLimit: 100 });
-  const project = await createProject(db, organization.id, 'groups');
-  return { organizationId: organization.id, projectId: project.id, organizationCreatedAt: organization.created_at, monthlyCreditsMicro: allowanceMicro, environment: 'live' };
-}
 
 /** A view of `db` whose statements all wait for `open()`, recording their names; `failing` names throw once. */
 function gatedStore(db: Db, failing: Set<string> = new Set()) {
@@ -64,7 +58,7 @@ describe.skipIf(!available)('settlements group-committed on PostgreSQL (lib/stor
   }
 
   it('writes the settlements queued behind a running one in one statement, each settled once and charged at most its hold', async () => {
-    const account = await newAccount(db, 100 * CREDIT);
+    const account = await newAccount(db, 100 * CREDIT, { name: 'groups', concurrencyLimit: 100 });
     const holds = await holdsWithLeases(account, 6);
     const { store, statements, open } = gatedStore(db);
     const groups = new StoredLedger(store);
@@ -85,7 +79,7 @@ describe.skipIf(!available)('settlements group-committed on PostgreSQL (lib/stor
   });
 
   it('frees in a group only the leases its settlements name', async () => {
-    const account = await newAccount(db, 100 * CREDIT);
+    const account = await newAccount(db, 100 * CREDIT, { name: 'groups', concurrencyLimit: 100 });
     const holds = await holdsWithLeases(account, 4);
     const { store, statements, open } = gatedStore(db);
     const groups = new StoredLedger(store);
@@ -98,7 +92,7 @@ describe.skipIf(!available)('settlements group-committed on PostgreSQL (lib/stor
   });
 
   it('writes a group whose statement failed one by one, nothing charged twice', async () => {
-    const account = await newAccount(db, 100 * CREDIT);
+    const account = await newAccount(db, 100 * CREDIT, { name: 'groups', concurrencyLimit: 100 });
     const holds = await holdsWithLeases(account, 4);
     const { store, statements, open } = gatedStore(db, new Set(['credits_settle_group']));
     const groups = new StoredLedger(store);
@@ -110,7 +104,7 @@ describe.skipIf(!available)('settlements group-committed on PostgreSQL (lib/stor
   });
 
   it('settles many concurrent scrapes through the store exactly (settleReservation on the pool)', async () => {
-    const account = await newAccount(db, 1000 * CREDIT);
+    const account = await newAccount(db, 1000 * CREDIT, { name: 'groups', concurrencyLimit: 100 });
     const holds = await holdsWithLeases(account, 40);
     const results = await Promise.all(holds.map(({ reservation, holder }, i) => ledgerOf(db).settle(reservation.id, (i % 3) * (CREDIT / 2), 'fetch', holder)));
     expect(results.every((r) => r)).toBe(true);

@@ -1,12 +1,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization, createProject } from '../../../lib/store/accounts.js';
-import { allowanceUsage } from '../../../lib/billing/ledger.js';
-import type { CreditAccount } from '../../../lib/store/credits.js';
-import { ledgerOf } from '../../support/ledger.js';
-import type { Db } from '../../../lib/store/db.js';
-import { openStore } from '../../../lib/store/open.js';
-import { createTestDatabase, distributedServicesAvailable } from '../../support/services.js';
+import { allowanceUsage } from '../../lib/billing/ledger.js';
+import { ledgerOf } from '../support/ledger.js';
+import type { Db } from '../../lib/store/db.js';
+import { openStore } from '../../lib/store/open.js';
+import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+import { newAccount } from '../support/accounts.js';
 
 const available = await distributedServicesAvailable();
 const CREDIT = 1_000_000;
@@ -37,12 +36,6 @@ describe.skipIf(!available)('settlement stripes on PostgreSQL (lib/store/settled
     await database?.drop();
   });
 
-  async function newAccount(allowanceMicro: number): Promise<CreditAccount> {
-    const organization = await createOrganization(db, 'stripes', { monthlyCreditsMicro: allowanceMicro, rateLimitPerSecond: 1, concurrencyLimit: 100 });
-    const project = await createProject(db, organization.id, 'stripes');
-    return { organizationId: organization.id, projectId: project.id, organizationCreatedAt: organization.created_at, monthlyCreditsMicro: allowanceMicro, environment: 'live' };
-  }
-
   /** Runs `work` while another transaction holds the row locks that `lockSql` takes, then rolls it back. */
   async function whileLocked<T>(lockSql: string, organizationId: string, work: () => Promise<T>): Promise<T> {
     await locker.query('BEGIN');
@@ -56,7 +49,7 @@ describe.skipIf(!available)('settlement stripes on PostgreSQL (lib/store/settled
   }
 
   it('settles while the period row is locked, holds while the stripes are, and the allowance stays exact', async () => {
-    const account = await newAccount(10 * CREDIT);
+    const account = await newAccount(db, 10 * CREDIT, { name: 'stripes', concurrencyLimit: 100 });
     const first = await ledgerOf(impatient).hold(account, 6 * CREDIT, 'first');
     const settled = await whileLocked('SELECT 1 FROM credit_periods WHERE organization_id = $1 FOR UPDATE', account.organizationId, () =>
       ledgerOf(impatient).settle(first.id, 4 * CREDIT, 'fetch'),
@@ -82,7 +75,7 @@ describe.skipIf(!available)('settlement stripes on PostgreSQL (lib/store/settled
   });
 
   it('never lets holds pass the allowance together while settlements commit meanwhile', async () => {
-    const account = await newAccount(25 * CREDIT);
+    const account = await newAccount(db, 25 * CREDIT, { name: 'stripes', concurrencyLimit: 100 });
     let held = 0;
     let refused = 0;
     // 16 tasks hold 2 credits and settle 1 of them, until the allowance refuses: every hold
