@@ -20,7 +20,7 @@ import { StoredLedger } from '../lib/billing/stored-ledger.js';
 import { takeStoredHold as reserveStoredCredits } from '../lib/store/credits.js';
 import type { Db } from '../lib/store/db.js';
 import { newId } from '../lib/ids.js';
-import { takeTokenAndClaimSlot } from '../lib/store/limits.js';
+import { takeTokenAndClaimSlot } from '../lib/store/shared-limits.js';
 import { autovacuumIsOff } from '../lib/store/maintenance.js';
 import { openStore } from '../lib/store/open.js';
 import { PgDb } from '../lib/store/pg-db.js';

@@ -8,7 +8,7 @@ import type { Db } from '../lib/store/db.js';
 import type { KeyResolver } from './auth/key-resolver.js';
 import type { ConcurrencyLimiter } from './limits/concurrency.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
-import type { WorkerDirectory } from './membership.js';
+import type { WorkerDirectory } from './worker-directory.js';
 import type { RequestLogWriter } from './request-log/log-writer.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { WorkTracker } from './work-tracker.js';

@@ -17,8 +17,8 @@ import { purgeCache } from './scrape/cache.js';
 import { purgeExpiredContexts } from '../lib/store/sessions/index.js';
 import { KeyResolver } from './auth/key-resolver.js';
 import type { GatewayContext } from './context.js';
-import { createLimits, type GatewayLimits } from './limits/limits.js';
-import { WorkerDirectory } from './membership.js';
+import { createLimits, type GatewayLimits } from './limits/create-limits.js';
+import { WorkerDirectory } from './worker-directory.js';
 import { WorkTracker } from './work-tracker.js';
 import { createGatewayMetrics } from './metrics.js';
 

@@ -4,7 +4,7 @@ import { ENGINE_NAMES } from '../lib/protocol/index.js';
 import { MICRO_PER_CREDIT } from '../lib/billing/prices.js';
 import { readBatchBacklog } from '../lib/store/batch/backlog.js';
 import type { Queryable } from '../lib/store/db.js';
-import type { WorkerDirectory } from './membership.js';
+import type { WorkerDirectory } from './worker-directory.js';
 
 export interface GatewayMetrics {
   requests: Counter<'route' | 'method' | 'status'>;

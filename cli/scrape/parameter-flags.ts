@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { ServiceError } from '../../lib/errors/index.js';
 import { QUERY_ENCODING, ScrapeInputSchema, type QueryEncoding, type ScrapeFieldName } from '../../lib/scrape/fields.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
-import { decodeScrapeQuery } from '../../lib/scrape/query.js';
+import { decodeScrapeQuery } from '../../lib/scrape/get-query.js';
 import { CliUsageError } from '../exit-codes.js';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HoldRequest } from '../../lib/store/credits.js';
 import type { Queryable } from '../../lib/store/db.js';
-import { claimSlot, releaseSlot, renewSlots, takeToken, takeTokenAndClaimSlot, type BucketState } from '../../lib/store/limits.js';
+import { claimSlot, releaseSlot, renewSlots, takeToken, takeTokenAndClaimSlot, type BucketState } from '../../lib/store/shared-limits.js';
 import { concurrencyExceeded, type ConcurrencyLimiter, type ConcurrencySlot } from './concurrency.js';
 import { BURST_SECONDS, bucketCapacity, rateDecision, type RateDecision, type RateLimiter } from './rate-limiter.js';
 

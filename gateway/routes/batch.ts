@@ -7,7 +7,7 @@ import type { GatewayContext } from '../context.js';
 import { principalOf } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { jobObjectOf, jobObjects } from '../batch/job-view.js';
-import { checkNoBody, encodeListCursor, jobIdFrom, parseJobListQuery, parseResultsQuery } from '../batch/query.js';
+import { checkNoBody, encodeListCursor, jobIdFrom, parseJobListQuery, parseResultsQuery } from '../batch/batch-query.js';
 import { noQueryParameters, rejectQueryParameters } from '../query-parameters.js';
 import { resultsPage } from '../batch/results.js';
 import { appendItems, cancelJob, closeJob, createJob, notFound, requireJob, retryJob } from '../batch/service.js';

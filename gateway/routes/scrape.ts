@@ -7,7 +7,7 @@ import { inOrder } from '../middleware/in-order.js';
 import { admitScrape } from '../scrape/admission.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
 import { performScrape, ScrapeFailed, type ScrapeRecord, type ScrapeSucceeded } from '../scrape/scrape-service.js';
-import { sendScrapeSuccess } from '../scrape/respond.js';
+import { prepareScrapeAnswer } from '../scrape/respond.js';
 import { declareRoutes, operation, scopeOf } from './declare.js';
 
 const GET = operation('scrapeGet');
@@ -80,7 +80,7 @@ async function handleScrape(context: GatewayContext, scope: Scope, req: Request,
     } finally {
       await slot.release();
     }
-    body = sendScrapeSuccess(res, success, params);
+    body = prepareScrapeAnswer(res, success, params);
   } catch (error) {
     if (error instanceof ScrapeFailed) record = error.record;
     failure = toServiceError(error instanceof ScrapeFailed ? error.error : error);

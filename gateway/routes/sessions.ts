@@ -18,7 +18,7 @@ import { deploymentFor } from '../scrape/deployment.js';
 import { planSession } from '../sessions/create-body.js';
 import { rejectBody } from '../sessions/no-body.js';
 import { contextBody, sessionBody } from '../sessions/present.js';
-import { cursorAfter, parseForce, parseSessionList, sessionIdFrom } from '../sessions/query.js';
+import { cursorAfter, parseForce, parseSessionList, sessionIdFrom } from '../sessions/session-query.js';
 import { RouteTable } from './declare.js';
 
 type Query = Record<string, unknown>;

@@ -16,7 +16,7 @@ export interface Ledger {
   /**
    * Releases the hold and charges `chargedMicro` (at most the hold). True when this call settled it;
    * settling twice is a no-op, so a retried settlement never bills twice. `leaseHolder` names a
-   * concurrency lease (lib/store/limits.ts) the same statement deletes, settled or not.
+   * concurrency lease (lib/store/shared-limits.ts) the same statement deletes, settled or not.
    */
   settle(holdId: string, chargedMicro: number, engine?: string | null, leaseHolder?: string | null): Promise<boolean>;
   /**

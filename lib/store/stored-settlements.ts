@@ -12,7 +12,7 @@ export interface StoredSettlement {
   holdId: string;
   chargedMicro: number;
   engine: string | null;
-  /** A concurrency lease (lib/store/limits.ts) deleted by the same statement, settled or not. */
+  /** A concurrency lease (lib/store/shared-limits.ts) deleted by the same statement, settled or not. */
   leaseHolder: string | null;
 }
 
