@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../lib/errors/index.js';
 import { API_KEY_PATTERN, generateApiKey, hashApiKey } from '../../lib/apikeys.js';
 import {
@@ -12,15 +12,11 @@ import {
 } from '../../lib/store/accounts.js';
 import { openStore } from '../../lib/store/open.js';
 import { KeyResolver } from '../../gateway/auth/key-resolver.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost } from '../support/embedded.js';
 import { codeOf } from '../support/answers.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
-let service: EmbeddedService;
-
-beforeAll(async () => {
-  service = await startEmbedded({ engines: [], env: { KEY_CACHE_SECONDS: '0' } });
-});
-afterAll(async () => service?.stop());
+const service = embeddedForSuite({ engines: [], env: { KEY_CACHE_SECONDS: '0' } });
 
 async function newKey(options: { scopes?: Scope[]; environment?: 'live' | 'test'; expiresAt?: Date } = {}) {
   const { secret, key } = await createApiKey(service.db, {

@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { isUlid } from '../../lib/ids.js';
 import { serveMetrics } from '../../lib/metrics-server.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost } from '../support/embedded.js';
 import { problemOf } from '../support/answers.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
-let service: EmbeddedService;
-
-beforeAll(async () => {
-  service = await startEmbedded({ engines: [], env: { DOCS_URL: 'https://docs.example.test' } });
-});
-afterAll(async () => service?.stop());
+const service = embeddedForSuite({ engines: [], env: { DOCS_URL: 'https://docs.example.test' } });
 
 describe('cross-cutting rules', () => {
   it('puts a ULID X-Request-Id on every response, success or error', async () => {

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, createProject } from '../../lib/store/accounts.js';
 import { insertRequestLog } from '../../lib/store/request-log.js';
 import type { RequestLogEntry } from '../../lib/store/request-log-entry.js';
 import { uuidFromUlid } from '../../gateway/request-log/record-id.js';
-import { authed, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed } from '../support/embedded.js';
 import { HOUR_MS, ago, makeEntry, seed } from './fixtures.js';
 import { keyFor } from '../support/accounts.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: [] });
 let noScopeKey: string;
 let readKey: string;
 let otherOrgKey: string;
@@ -23,7 +24,6 @@ async function getRecord(secret: string, id: string): Promise<{ status: number; 
 }
 
 beforeAll(async () => {
-  service = await startEmbedded({ engines: [] });
   const db = service.db;
   const sibling = await createProject(db, service.organizationId, 'sibling');
   const otherOrg = await createOrganization(db, 'other', { monthlyCreditsMicro: 1, rateLimitPerSecond: 1000, concurrencyLimit: 1 });
@@ -38,7 +38,6 @@ beforeAll(async () => {
   [siblingEntry] = await seed(db, service.organizationId, [makeEntry(sibling.id, ago(5_000))]);
   [otherOrgEntry] = await seed(db, otherOrg.id, [makeEntry(otherProject.id, ago(5_000))]);
 });
-afterAll(async () => service?.stop());
 
 describe('GET /v1/requests/{id}', () => {
   it("returns the own project's record to a key without scopes, exactly as stored", async () => {
