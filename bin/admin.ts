@@ -59,7 +59,7 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<vo
       case 'revoke': {
         const target = positionals[0];
         if (!target) throw new Error('keys revoke needs a key id or displayed prefix');
-        const revoked = await revokeApiKey(db, target);
+        const revoked = await revokeApiKey(db, target, values.org ?? null);
         if (revoked === 0) throw new Error(`no active key matches ${target}`);
         print({ revoked });
         return;

@@ -11,11 +11,11 @@ import type { EngineName } from '../lib/protocol/index.js';
 import { bootstrapIfEmpty } from '../lib/store/accounts.js';
 import type { Db } from '../lib/store/db.js';
 import { openStore } from '../lib/store/open.js';
+import { openSealingBox } from '../lib/store/sealing-key.js';
 import { databasePoolSize } from '../lib/store/pool-sizing.js';
 import { packageVersion } from '../lib/version.js';
 import { startGateway } from '../gateway/main.js';
 import { startDashboard, type MountedRouter } from '../dashboard/server.js';
-import { dashboardSecretBox } from '../dashboard/secret-key.js';
 import { adoptDefaultKey, setupLink } from '../dashboard/setup.js';
 import { startWorkers } from '../worker/main.js';
 import { MICRO_PER_CREDIT } from '../lib/billing/prices.js';
@@ -46,17 +46,17 @@ export async function serve(config: Config, role: Role, name: string, extra: { d
         pool: { size: databasePoolSize(config), timeoutMs: config.DATABASE_POOL_TIMEOUT_MS },
       });
       const created = await bootstrap(db, config, logger);
-      const gateway = await startGateway({ config, db, bus, logger, registry, version });
+      const box = await openSealingBox(db, config, logger, db.kind === 'pglite' && !config.DATABASE_URL);
+      const gateway = await startGateway({ config, db, bus, logger, registry, version, box });
       stops.unshift((grace) => gateway.stop(grace));
       process.stderr.write(`Trawler ${version} serving on ${gateway.url} (store: ${db.kind}, bus: ${bus.transport})\n`);
       if (config.DASHBOARD_PORT !== 'off') {
-        const box = dashboardSecretBox(config, logger, db.kind === 'pglite' && !config.DATABASE_URL);
         const dashboard = await startDashboard({ config, db, ledger: gateway.context.ledger, logger, box, apiUrl: gateway.url, routers: extra.dashboardRouters }, config.DASHBOARD_PORT);
         stops.unshift(() => dashboard.stop());
         if (created) await adoptDefaultKey(dashboard.context, created.organization.id, created.key.id, created.secret);
         process.stderr.write(`Dashboard on ${dashboard.url}\n`);
         const link = await setupLink(dashboard.context);
-        if (link) process.stderr.write(`\nNo dashboard user yet. Open this one-time link to become the owner of the first organization:\n\n  ${link}\n\n`);
+        if (link) process.stderr.write(`\nNo dashboard user yet. Open this one-time link to become the owner of the first organization\n(it replaces any link printed before, by this process or another replica):\n\n  ${link}\n\n`);
       }
     }
     await startMetrics(config, role, registry, logger, stops);

@@ -18,7 +18,7 @@ const usage = async () => {
   migrate                      apply database migrations and exit
   keys create --project <id> [--env live|test] [--scopes scrape,batch,...] [--name N] [--expires <date-time>]
   keys list [--org <id>]
-  keys revoke <key id or displayed prefix>
+  keys revoke <key id or displayed prefix> [--org <id>]  (a prefix several keys share revokes none)
   orgs list | orgs suspend <id> | orgs activate <id>
   operator                     the Kubernetes operator (ScrapeEngine, WorkerPool); see docs/operator.md
 

@@ -8,7 +8,7 @@ import type { DashboardContext } from './context.js';
 /** The live key named Default with all five scopes (docs/dashboard.md), its secret kept sealed. */
 export async function createDefaultKey(context: DashboardContext, tx: Queryable, organizationId: string, projectId: string) {
   const created = await createApiKey(tx, { projectId, name: 'Default', environment: 'live', scopes: [...SCOPES] });
-  await storeDefaultKey(tx, organizationId, created.key.id, context.box.seal(created.secret));
+  await storeDefaultKey(tx, context.box, organizationId, created.key.id, created.secret);
   return created.key;
 }
 

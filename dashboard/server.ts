@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Config } from '../lib/config.js';
+import { createLimitedServer, dashboardServerLimits } from '../lib/http-server-limits.js';
 import { ServiceError, problemBody, toServiceError } from '../lib/errors/index.js';
 import type { Logger } from '../lib/log.js';
 import type { SecretBox } from '../lib/secret-box.js';
@@ -54,7 +55,7 @@ export function createDashboardApp(
 ): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', context.config.DASHBOARD_TRUST_PROXY.split(',').map((peer) => peer.trim()));
   app.use(securityHeaders);
   app.use('/api', express.json({ limit: '64kb' }));
   app.use(accountRoutes(context));
@@ -118,7 +119,7 @@ export async function startDashboard(deps: DashboardDeps, port: number): Promise
     publicUrl: () => url,
   };
   const app = createDashboardApp(context, { assetsDir: deps.assetsDir ?? defaultAssetsDir(), routers: deps.routers ?? [], apiUrl: () => deps.apiUrl });
-  const server = createServer(app);
+  const server = createLimitedServer(app, dashboardServerLimits(deps.config));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, deps.config.HOST, () => resolve());

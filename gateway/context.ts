@@ -4,6 +4,7 @@ import type { Config } from '../lib/config.js';
 import type { EgressPolicy } from '../lib/egress/policy.js';
 import type { Ledger } from '../lib/billing/ledger.js';
 import type { Logger } from '../lib/log.js';
+import type { SecretBox } from '../lib/secret-box.js';
 import type { Db } from '../lib/store/db.js';
 import type { KeyResolver } from './auth/key-resolver.js';
 import type { ConcurrencyLimiter } from './limits/concurrency.js';
@@ -29,6 +30,8 @@ export interface GatewayContext {
   concurrency: ConcurrencyLimiter;
   egressPolicy: EgressPolicy;
   version: string;
+  /** Seals the store's secrets (webhook secrets): lib/store/sealing-key.ts. */
+  box: SecretBox;
   /** The batched request-log writer; its pending entries are found by GET /v1/requests/{id}. */
   requestLog: RequestLogWriter;
   /** Scrapes under way: shutdown waits for them before the store and bus close. */

@@ -1,11 +1,17 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Bus } from '../lib/bus/bus.js';
 import type { Config } from '../lib/config.js';
+import { createLimitedServer, gatewayServerLimits } from '../lib/http-server-limits.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from '../lib/store/db.js';
 import { createLedger } from '../lib/billing/create-ledger.js';
 import { releaseExpiredHolds, type Ledger } from '../lib/billing/ledger.js';
+import type { SecretBox } from '../lib/secret-box.js';
+import { sealClearWebhookSecrets } from '../lib/store/batch/webhooks.js';
+import { resealUnboundDefaultKeys } from '../lib/store/dashboard/keys.js';
+import { purgeSignInAttempts, SIGN_IN_WINDOW_MS } from '../lib/store/dashboard/sign-in-attempts.js';
+import { openSealingBox } from '../lib/store/sealing-key.js';
 import { createApp } from './app.js';
 import { answerMalformedRequests } from './client-error.js';
 import { startRequestLogPurge } from './request-log/purge.js';
@@ -31,6 +37,8 @@ export interface GatewayDeps {
   version: string;
   /** The ledger, when another program of this process shares it (bin/serve.ts: the dashboard); default: createLedger for the store. */
   ledger?: Ledger;
+  /** Seals the store's secrets; default: openSealingBox without a key file (the setting, else the store's key). */
+  box?: SecretBox;
   /** Tests only: limiters of their own (default: createLimits for the store). */
   limits?: GatewayLimits;
   /** Tests only: points where the batch dispatcher waits, to drive races deterministically. */
@@ -47,16 +55,26 @@ export interface RunningGateway {
 }
 
 
+/** Secrets stored before sealing (webhooks) or before bindings (Default keys) are sealed bound at start. */
+async function sealStoredSecrets(db: Db, box: SecretBox, logger: Logger): Promise<void> {
+  const webhooks = await sealClearWebhookSecrets(db, box);
+  const defaults = await resealUnboundDefaultKeys(db, box);
+  if (webhooks + defaults > 0) logger.info({ webhook_secrets: webhooks, default_keys: defaults }, 'sealed stored secrets');
+}
+
 /** After the grace period, how long cut-off requests get to settle their holds before the store closes. */
 const SETTLE_AFTER_GRACE_MS = 5000;
 
 export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const directory = new WorkerDirectory(deps.bus);
   directory.start();
-  const { batchHooks, ...shared } = deps;
+  const { batchHooks, box: givenBox, ...shared } = deps;
+  const box = givenBox ?? (await openSealingBox(deps.db, deps.config, deps.logger, false));
+  await sealStoredSecrets(deps.db, box, deps.logger);
   const context: GatewayContext = {
     ...shared,
     ledger: deps.ledger ?? createLedger(deps.db),
+    box,
     directory,
     metrics: createGatewayMetrics(deps.registry, { directory, db: deps.db }),
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
@@ -68,12 +86,8 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   let draining = false;
   const app = createApp(context, { draining: () => draining });
   // A request without Host reaches the app, which refuses it with a problem body (http-framing.ts).
-  const server = createServer({ requireHostHeader: false }, app);
+  const server = createLimitedServer(app, gatewayServerLimits(deps.config), { requireHostHeader: false });
   answerMalformedRequests(server, app, deps.config.DOCS_URL, deps.logger);
-  // Idle keep-alive sockets are closed by the client (undici: 4 s), never by us at the moment it
-  // reuses one ("other side closed"); 65 s also outlasts the usual load balancer idle timeout of 60 s.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.config.PORT, deps.config.HOST, () => resolve());
@@ -88,6 +102,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     );
     purgeCache(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'cache purge failed'));
     purgeExpiredContexts(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'session context purge failed'));
+    purgeSignInAttempts(deps.db, SIGN_IN_WINDOW_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'sign-in attempt purge failed'));
   }, 60_000);
   sweeper.unref();
   const address = server.address();
@@ -122,6 +137,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
       await context.concurrency.close();
       // Every settlement asked for is written before the store closes.
       await context.ledger.drain();
+      context.keys.close();
       await directory.stop();
     },
   };

@@ -34,6 +34,10 @@ export const ConfigSchema = z.object({
   DOCS_URL: z.string().url().default('https://docs.trawler.dev'),
   TRAWLER_BOOTSTRAP_KEY: z.string().optional(),
   LOG_LEVEL: LogLevelSchema,
+  /** Open connections one gateway accepts; one more is closed at once (docs/platform.md "Connection limits"). */
+  GATEWAY_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(4096),
+  /** A request's headers and body must have arrived within this, milliseconds; else a 400 problem and the connection closes. */
+  GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(120_000),
   /** Test-only: allow targets at exactly 127.0.0.1. Off by default; the SSRF policy blocks loopback. */
   TRAWLER_ALLOW_LOOPBACK_TARGETS: bool.default(false),
   /** Seconds an API-key lookup may be served from the gateway's cache (revocation bound is 60 s). */
@@ -68,6 +72,8 @@ export const ConfigSchema = z.object({
   STORE_VACUUM_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   /** Monthly allowance given to organizations created by bootstrap or the CLI, whole credits. */
   DEFAULT_MONTHLY_CREDITS: z.coerce.number().int().min(0).default(100_000),
+  /** Monthly allowance of every organization's test ledger (`svc_test_` keys), whole credits; kept small: test keys prove an integration, not a workload. */
+  TEST_MONTHLY_CREDITS: z.coerce.number().int().min(0).default(1_000),
   DEFAULT_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(20),
   DEFAULT_CONCURRENCY_LIMIT: z.coerce.number().int().min(1).default(10),
   /** How often each gateway's batch dispatcher looks for queued items, expired leases and holds to return. */
@@ -88,6 +94,18 @@ export const ConfigSchema = z.object({
     .pipe(z.union([z.literal('off'), z.string().regex(/^\d+$/, 'a port number or off').transform(Number).pipe(z.number().int().max(65535))])),
   /** 32 bytes, hex or base64, sealing the Default key's secret; unset: a key file in DATA_DIR (docs/dashboard.md). */
   DASHBOARD_SECRET_KEY: optionalText,
+  /** Password hashes (scrypt, 32 MiB each) one dashboard computes at once; 4 more per hash may wait, the rest get 429. */
+  DASHBOARD_PASSWORD_HASHES: z.coerce.number().int().min(1).max(64).default(2),
+  /** Sign-ins one client address may try in 15 minutes without succeeding; then it is refused for 15 minutes. */
+  DASHBOARD_SIGN_IN_CLIENT_LIMIT: z.coerce.number().int().min(1).max(100_000).default(30),
+  /** Open connections the dashboard accepts; one more is closed at once. */
+  DASHBOARD_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(256),
+  /**
+   * Peers whose X-Forwarded-For / X-Forwarded-Proto the dashboard believes (Express `trust proxy`:
+   * comma list of addresses, CIDRs or `loopback`, `linklocal`, `uniquelocal`). The per-client sign-in
+   * limit counts the address they name, so behind an ingress list the ingress here.
+   */
+  DASHBOARD_TRUST_PROXY: z.string().trim().min(1).default('loopback'),
   /** Hours a dashboard sign-in lasts. */
   DASHBOARD_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(12),
   /** First webhook retry delay; each later retry waits four times longer (5 attempts in all). */

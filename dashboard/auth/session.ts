@@ -59,9 +59,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function checkCsrf(req: Request, res: Response, next: NextFunction): void {
   if (SAFE_METHODS.has(req.method)) return next();
   checkOrigin(req);
-  const sent = req.get(CSRF_HEADER) ?? '';
-  const expected = csrfTokenOf(userOf(res).token);
-  if (sent.length !== expected.length || !timingSafeEqual(Buffer.from(sent), Buffer.from(expected))) {
+  // Compared as bytes: a header with non-ASCII characters has more bytes than characters.
+  const sent = Buffer.from(req.get(CSRF_HEADER) ?? '', 'latin1');
+  const expected = Buffer.from(csrfTokenOf(userOf(res).token));
+  if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) {
     throw new ServiceError('ERR::AUTH::INVALID_TOKEN', 'The CSRF token is missing or wrong: reload the page');
   }
   next();

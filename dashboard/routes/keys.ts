@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ServiceError } from '../../lib/errors/index.js';
 import { KEY_ENVIRONMENTS } from '../../lib/apikeys.js';
 import { SCOPES, DEFAULT_SCOPES, createApiKey } from '../../lib/store/accounts.js';
-import { countReveal, defaultKeyOf, findOrganizationKey, listOrganizationKeys, revokeOrganizationKey } from '../../lib/store/dashboard/keys.js';
+import { countReveal, defaultKeyBinding, defaultKeyOf, findOrganizationKey, listOrganizationKeys, revokeOrganizationKey } from '../../lib/store/dashboard/keys.js';
 import { findProject, listProjects } from '../../lib/store/dashboard/projects.js';
 import { userOf } from '../auth/session.js';
 import type { DashboardContext } from '../context.js';
@@ -70,9 +70,9 @@ export function keyRoutes(context: DashboardContext): Router {
         retryAfterSeconds: waitSeconds,
       });
     }
-    const secret = context.box.open(current.sealed_secret);
+    const secret = context.box.open(current.sealed_secret, defaultKeyBinding(organization.id, current.key.id));
     if (secret === null) {
-      throw new ServiceError('ERR::REQUEST::CONFLICT', 'The Default key was sealed under another DASHBOARD_SECRET_KEY and cannot be shown: rotate it');
+      throw new ServiceError('ERR::REQUEST::CONFLICT', 'The Default key was sealed under another sealing key (DASHBOARD_SECRET_KEY) or for another key, and cannot be shown: rotate it');
     }
     res.setHeader('Cache-Control', 'no-store');
     res.json({ key: current.key, secret });

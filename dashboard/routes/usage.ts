@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { KEY_ENVIRONMENTS } from '../../lib/apikeys.js';
 import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
 import { allowanceUsage } from '../../lib/billing/ledger.js';
+import { ledgerAllowanceMicro } from '../../lib/billing/allowance.js';
 import { usageSummary } from '../../lib/store/usage.js';
 import type { DashboardContext } from '../context.js';
 import { membershipOf, parseInput } from '../org-access.js';
@@ -22,7 +23,7 @@ export function usageRoutes(context: DashboardContext): Router {
       organizationId: organization.id,
       projectId: '',
       organizationCreatedAt: organization.created_at,
-      monthlyCreditsMicro: Number(organization.monthly_credits_micro),
+      monthlyCreditsMicro: ledgerAllowanceMicro(organization.monthly_credits_micro, environment, context.config.TEST_MONTHLY_CREDITS),
       environment,
     });
     const window = { organizationId: organization.id, environment, from: new Date(usage.periodStart), to: new Date(usage.periodEnd) };

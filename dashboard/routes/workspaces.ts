@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { ServiceError } from '../../lib/errors/index.js';
 import {
   ROLES,
-  countOwners,
+  type Member,
+  type Role,
   createInvitation,
   deleteInvitation,
   listInvitations,
@@ -11,6 +12,7 @@ import {
   removeMember,
   renameOrganization,
   setMemberRole,
+  withMembersLocked,
 } from '../../lib/store/dashboard/members.js';
 import { userOf } from '../auth/session.js';
 import type { DashboardContext } from '../context.js';
@@ -62,28 +64,32 @@ export function workspaceRoutes(context: DashboardContext): { top: Router; org: 
     res.json({ members: await listMembers(db, membershipOf(res).organization.id) });
   });
 
+  // Roles are read again under the members' lock: the membership loaded with the request may be stale.
   org.patch('/members/:userId', async (req, res) => {
     const { organization } = requireRole(res, 'owner');
     const body = parseInput(RoleBody, req.body);
-    await db.transaction(async (tx) => {
-      if (body.role !== 'owner' && req.params.userId === userOf(res).id && (await countOwners(tx, organization.id)) <= 1) {
-        throw new ServiceError('ERR::REQUEST::CONFLICT', 'An organization keeps at least one owner');
-      }
-      if ((await setMemberRole(tx, organization.id, String(req.params.userId), body.role)) === 0) throw notFound('member', String(req.params.userId));
+    const userId = String(req.params.userId);
+    await withMembersLocked(db, organization.id, async (tx, members) => {
+      currentRole(members, organization.id, userOf(res).id, 'owner');
+      const target = members.find((m) => m.user_id === userId);
+      if (!target) throw notFound('member', userId);
+      if (target.role === 'owner' && body.role !== 'owner') keepAnOwner(members);
+      await setMemberRole(tx, organization.id, userId, body.role);
     });
-    res.json({ user_id: req.params.userId, role: body.role });
+    res.json({ user_id: userId, role: body.role });
   });
 
   org.delete('/members/:userId', async (req, res) => {
-    const me = requireRole(res, 'admin');
-    const members = await listMembers(db, me.organization.id);
-    const target = members.find((m) => m.user_id === req.params.userId);
-    if (!target) throw notFound('member', String(req.params.userId));
-    if (!outranks(me.role, target.role)) throw new ServiceError('ERR::AUTH::FORBIDDEN', `An ${me.role} cannot remove an ${target.role}`);
-    if (target.role === 'owner' && members.filter((m) => m.role === 'owner').length <= 1) {
-      throw new ServiceError('ERR::REQUEST::CONFLICT', 'An organization keeps at least one owner');
-    }
-    await removeMember(db, me.organization.id, target.user_id);
+    const { organization } = requireRole(res, 'admin');
+    const userId = String(req.params.userId);
+    await withMembersLocked(db, organization.id, async (tx, members) => {
+      const role = currentRole(members, organization.id, userOf(res).id, 'admin');
+      const target = members.find((m) => m.user_id === userId);
+      if (!target) throw notFound('member', userId);
+      if (!outranks(role, target.role)) throw new ServiceError('ERR::AUTH::FORBIDDEN', `An ${role} cannot remove an ${target.role}`);
+      if (target.role === 'owner') keepAnOwner(members);
+      await removeMember(tx, organization.id, userId);
+    });
     res.status(204).end();
   });
 
@@ -112,6 +118,18 @@ export function workspaceRoutes(context: DashboardContext): { top: Router; org: 
     res.status(204).end();
   });
   return { top, org };
+}
+
+/** The acting user's role as it stands under the lock: 404 when no longer a member (as loadMembership), 403 below `least`. */
+function currentRole(members: Member[], organizationId: string, userId: string, least: Role): Role {
+  const role = members.find((m) => m.user_id === userId)?.role;
+  if (!role) throw notFound('organization', organizationId);
+  if (!outranks(role, least)) throw new ServiceError('ERR::AUTH::FORBIDDEN', `This needs the ${least} role; you are ${role}`);
+  return role;
+}
+
+function keepAnOwner(members: Member[]): void {
+  if (members.filter((m) => m.role === 'owner').length <= 1) throw new ServiceError('ERR::REQUEST::CONFLICT', 'An organization keeps at least one owner');
 }
 
 /** The token rides in the URL fragment, which browsers never send to a server or write to its logs. */

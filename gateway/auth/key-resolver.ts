@@ -1,26 +1,47 @@
 import { API_KEY_PATTERN, hashApiKey } from '../../lib/apikeys.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { Queryable } from '../../lib/store/db.js';
-import { findKeyBySecret, type KeyLookup } from '../../lib/store/accounts.js';
+import { findKeyBySecret, onKeyCreated, type KeyLookup } from '../../lib/store/accounts.js';
 import { touchKeyUse } from '../../lib/store/dashboard/keys.js';
 
 /** "Last used" (shown in the dashboard) is written at most this often per key and gateway. */
 const TOUCH_EVERY_MS = 60_000;
+
+/** Unknown keys remembered at most; the oldest is forgotten first. */
+export const MAX_UNKNOWN_KEYS = 10_000;
 
 export interface Principal extends KeyLookup {}
 
 /**
  * Turns an Authorization header into a principal. Lookups are cached for at most `cacheSeconds`
  * (bounded by 60), which is what bounds how late a revocation or suspension takes effect.
+ *
+ * A well-formed key the store does not know is remembered as unknown for as long (at most
+ * MAX_UNKNOWN_KEYS of them), so repeating it costs no query. Creating a key in this process drops its
+ * entry at once; elsewhere (another replica, the CLI) the entry lasts at most `cacheSeconds`, and only a
+ * secret chosen before its key existed (TRAWLER_BOOTSTRAP_KEY, created before the gateway serves) can
+ * have been tried: a generated one has 260 random bits (docs/platform.md "Auth").
  */
 export class KeyResolver {
-  private readonly cache = new Map<string, { lookup: KeyLookup | null; until: number }>();
+  private readonly cache = new Map<string, { lookup: KeyLookup; until: number }>();
+  private readonly unknown = new Map<string, number>();
   private readonly touched = new Map<string, number>();
+  private creations = 0;
+  private readonly unsubscribe: () => void;
 
   constructor(
     private readonly db: Queryable,
     private readonly cacheSeconds: number,
-  ) {}
+  ) {
+    this.unsubscribe = onKeyCreated((hash) => {
+      this.creations += 1;
+      this.unknown.delete(hash);
+    });
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
 
   async resolve(authorization: string | undefined, now = Date.now()): Promise<Principal> {
     const secret = bearerSecret(authorization);
@@ -50,11 +71,21 @@ export class KeyResolver {
   private async lookup(secret: string, now: number): Promise<KeyLookup | null> {
     const hash = hashApiKey(secret);
     const cached = this.cache.get(hash);
-    if (cached && cached.until > now && cached.lookup) return cached.lookup;
+    if (cached && cached.until > now) return cached.lookup;
+    const unknownUntil = this.unknown.get(hash);
+    if (unknownUntil !== undefined && unknownUntil > now) return null;
+    this.unknown.delete(hash);
+    const creationsBefore = this.creations;
     const lookup = await findKeyBySecret(this.db, secret);
-    if (lookup && this.cacheSeconds > 0) {
+    if (this.cacheSeconds === 0) return lookup;
+    const until = now + this.cacheSeconds * 1000;
+    if (lookup) {
       if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(hash, { lookup, until: now + this.cacheSeconds * 1000 });
+      this.cache.set(hash, { lookup, until });
+    } else if (creationsBefore === this.creations) {
+      // A key created while the query ran may be this one: then it is not remembered as unknown.
+      if (this.unknown.size >= MAX_UNKNOWN_KEYS) this.unknown.delete(this.unknown.keys().next().value as string);
+      this.unknown.set(hash, until);
     }
     return lookup;
   }

@@ -52,7 +52,7 @@ export async function createJob(context: GatewayContext, principal: Principal, b
   const submittedAt = new Date();
   const id = newId();
   await context.db.transaction(async (tx) => {
-    const holdIds = await holdBatchItems(tx, context.ledger, creditAccountOf(principal), items.map((item) => item.holdMicro));
+    const holdIds = await holdBatchItems(tx, context.ledger, creditAccountOf(context, principal), items.map((item) => item.holdMicro));
     await insertJob(tx, {
       id,
       organization_id: principal.organization.id,
@@ -112,7 +112,8 @@ export async function appendItems(context: GatewayContext, principal: Principal,
     if (total > MAX_ITEMS_PER_JOB) {
       throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `a job holds at most ${MAX_ITEMS_PER_JOB} items; this one has ${job.total_items}`);
     }
-    const holdIds = await holdBatchItems(tx, context.ledger, creditAccountOf(principal), submission.items.map((item) => item.holdMicro));
+    // The job's ledger, whichever key appends: a test key never pays for a live job's items, nor the reverse.
+    const holdIds = await holdBatchItems(tx, context.ledger, creditAccountOf(context, principal, job.environment), submission.items.map((item) => item.holdMicro));
     await insertItems(tx, jobId, newItems(submission.items, Number(job.total_items), holdIds));
     await updateJob(tx, jobId, { total_items: total });
   });
@@ -160,7 +161,7 @@ export async function retryJob(context: GatewayContext, principal: Principal, jo
       throw new ServiceError('ERR::REQUEST::CONFLICT', `batch job ${jobId} is cancelling; retry after it is cancelled`);
     }
     const toHold = failed.filter((item) => !item.hold_open || item.reservation_id === null);
-    const fresh = await holdBatchItems(tx, context.ledger, creditAccountOf(principal), toHold.map((item) => Number(item.hold_micro)));
+    const fresh = await holdBatchItems(tx, context.ledger, creditAccountOf(context, principal, job.environment), toHold.map((item) => Number(item.hold_micro)));
     const freshBySeq = new Map(toHold.map((item, index) => [item.seq, fresh[index]]));
     await resetFailedItems(tx, jobId, failed.map((item) => ({ seq: item.seq, reservation_id: freshBySeq.get(item.seq) ?? item.reservation_id ?? '' })));
     if (TERMINAL_JOB_STATUSES.includes(job.status)) {

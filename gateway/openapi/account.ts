@@ -15,7 +15,7 @@ function queryParameters(schema: z.ZodType, descriptions: Record<string, string>
 }
 
 const USAGE_DESCRIPTIONS = {
-  environment: 'live or test keys\' account (default live).',
+  environment: 'live or test keys\' account (default live). The test account\'s allowance is the deployment\'s TEST_MONTHLY_CREDITS, not the live one.',
   at: 'An instant inside the allowance period to report (default now).',
   from: 'Window start (default: start of the current allowance period).',
   to: 'Window end (default: end of the current allowance period); at most 366 days after from.',

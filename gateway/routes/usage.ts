@@ -20,7 +20,7 @@ export function usageRoutes(context: GatewayContext): Router {
   routes.declare('getUsage', async (req, res) => {
     const principal = principalOf(res);
     const query = parse(UsageQuery, req);
-    const usage = await allowanceUsage(context.db, context.ledger, creditAccountOf(principal, query.environment), query.at ?? new Date());
+    const usage = await allowanceUsage(context.db, context.ledger, creditAccountOf(context, principal, query.environment), query.at ?? new Date());
     res.setHeader('Cache-Control', 'no-store');
     res.json({
       organization_id: principal.organization.id,
@@ -80,7 +80,7 @@ export function usageRoutes(context: GatewayContext): Router {
     const principal = principalOf(res);
     const query = parse(UsageQuery, req);
     const at = query.at ?? new Date();
-    const usage = await allowanceUsage(context.db, context.ledger, creditAccountOf(principal, query.environment), at);
+    const usage = await allowanceUsage(context.db, context.ledger, creditAccountOf(context, principal, query.environment), at);
     const period = allowancePeriod(principal.organization.created_at, at);
     const periodKey = { organizationId: principal.organization.id, periodStart: isoDate(period.start), environment: query.environment };
     const holds = await holdTotals(context.db, periodKey.organizationId, periodKey.environment, periodKey.periodStart, context.ledger.heldIn(periodKey));

@@ -19,14 +19,15 @@ export function webhookRoutes(context: GatewayContext): Router {
     if (!parsed.success) throw invalidParameter(parsed.error);
     const url = checkTargetUrl(parsed.data.url, context.egressPolicy).href;
     const principal = principalOf(res);
-    const endpoint = await insertEndpoint(context.db, {
+    const secret = parsed.data.secret ?? newWebhookSecret();
+    const endpoint = await insertEndpoint(context.db, context.box, {
       organization_id: principal.organization.id,
       project_id: principal.project.id,
       url,
-      secret: parsed.data.secret ?? newWebhookSecret(),
+      secret,
     });
-    // The secret is shown once, on creation, like an API key.
-    res.status(201).json({ ...endpointObject(endpoint), secret: endpoint.secret });
+    // The secret is shown once, on creation, like an API key; the store keeps it sealed.
+    res.status(201).json({ ...endpointObject(endpoint), secret });
   });
   routes.declare('listWebhooks', async (req, res) => {
     rejectQueryParameters(req);

@@ -60,7 +60,7 @@ export async function admitScrape(context: GatewayContext, scope: Scope, req: Re
   let rate: RateDecision;
   if (rateLimiter.admit) {
     checked = await checkRequest(context, scope, req, res, principal, true);
-    const admitted = await rateLimiter.admit(key.id, organization.rate_limit_per_second, organization.id, organization.concurrency_limit, holdRequestOf(res, principal, checked));
+    const admitted = await rateLimiter.admit(key.id, organization.rate_limit_per_second, organization.id, organization.concurrency_limit, holdRequestOf(context, res, principal, checked));
     ({ rate, slot } = admitted);
     taken = admitted.reservation ?? null;
   } else {
@@ -87,7 +87,7 @@ export async function admitScrape(context: GatewayContext, scope: Scope, req: Re
     await releaseUnused(context, owned, taken);
     return { principal, refusal: parsed.refusal };
   }
-  const hold = new ScrapeHold(context.ledger, creditAccountOf(principal), res.locals.requestId, owned, taken);
+  const hold = new ScrapeHold(context.ledger, creditAccountOf(context, principal), res.locals.requestId, owned, taken);
   return { principal, slot: owned, hold, ...parsed };
 }
 
@@ -141,10 +141,10 @@ function plannedWithoutSession(context: GatewayContext, principal: Principal, pa
  * The hold the admission statement takes with the token and slot: only for a priced request that is
  * not cacheable (a cache hit holds nothing). Otherwise the scrape holds by a statement of its own.
  */
-function holdRequestOf(res: Response, principal: Principal, checked: Checked): HoldRequest | null {
+function holdRequestOf(context: GatewayContext, res: Response, principal: Principal, checked: Checked): HoldRequest | null {
   const request = checked.parsed;
   if (!request || 'refusal' in request || request.plan === null || isCacheable(request.params)) return null;
-  const account = creditAccountOf(principal);
+  const account = creditAccountOf(context, principal);
   return {
     id: newId(),
     projectId: account.projectId,

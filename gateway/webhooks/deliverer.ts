@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { Agent, request } from 'undici';
 import { checkTargetUrl, resolveAllowed, type EgressPolicy } from '../../lib/egress/policy.js';
 import { newId } from '../../lib/ids.js';
-import { claimDeliveries, recordDeliveryOutcome, type DueDelivery } from '../../lib/store/batch/webhooks.js';
+import { claimDeliveries, openWebhookSecret, recordDeliveryOutcome, type DueDelivery } from '../../lib/store/batch/webhooks.js';
 import type { GatewayContext } from '../context.js';
 import { startPeriodic } from '../periodic.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
@@ -45,6 +45,8 @@ export function startWebhookDeliverer(context: GatewayContext, options: { autoSt
   /** Null when delivered, else why not. */
   const send = async (delivery: DueDelivery): Promise<string | null> => {
     if (delivery.url === null || delivery.secret === null) return 'the webhook endpoint was deleted';
+    const secret = openWebhookSecret(context.box, delivery);
+    if (secret === null) return 'the webhook secret was sealed under another sealing key (DASHBOARD_SECRET_KEY) and cannot be opened: create the endpoint again';
     try {
       const url = checkTargetUrl(delivery.url, context.egressPolicy);
       const response = await request(url, {
@@ -55,7 +57,7 @@ export function startWebhookDeliverer(context: GatewayContext, options: { autoSt
           'user-agent': `Trawler-Webhooks/${context.version}`,
           'trawler-event': delivery.event,
           'trawler-delivery': delivery.id,
-          [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(delivery.secret, delivery.payload),
+          [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(secret, delivery.payload),
         },
         body: delivery.payload,
         headersTimeout: DELIVERY_TIMEOUT_MS,

@@ -75,6 +75,18 @@ export interface CreateKeyInput {
   secret?: string;
 }
 
+type KeyCreatedListener = (secretHash: string) => void;
+const keyCreatedListeners = new Set<KeyCreatedListener>();
+
+/**
+ * Tells `listener` the secret hash of every key this process creates, so a gateway's cache of unknown
+ * keys (gateway/auth/key-resolver.ts) drops that entry at once. Returns the unsubscribe.
+ */
+export function onKeyCreated(listener: KeyCreatedListener): () => void {
+  keyCreatedListeners.add(listener);
+  return () => keyCreatedListeners.delete(listener);
+}
+
 /** Creates a key and returns its secret: the only time the secret exists outside the caller. */
 export async function createApiKey(db: Queryable, input: CreateKeyInput): Promise<{ key: ApiKeyRecord; secret: string }> {
   const secret = input.secret ?? generateApiKey(input.environment);
@@ -90,6 +102,7 @@ export async function createApiKey(db: Queryable, input: CreateKeyInput): Promis
     [newId(), project.rows[0].organization_id, input.projectId, input.name, input.environment, keyDisplayPrefix(secret),
       hashApiKey(secret), input.scopes, input.expiresAt ?? null],
   );
+  for (const listener of keyCreatedListeners) listener(hashApiKey(secret));
   return { key: result.rows[0], secret };
 }
 
@@ -127,12 +140,24 @@ export async function listApiKeys(db: Queryable, organizationId?: string): Promi
 }
 
 /** Revokes by id or by displayed prefix; returns the number of keys revoked. */
-export async function revokeApiKey(db: Queryable, idOrPrefix: string): Promise<number> {
-  const result = await db.query(
-    `UPDATE api_keys SET revoked_at = now()
-      WHERE revoked_at IS NULL AND (id = $1 OR display_prefix = $1)`,
-    [idOrPrefix],
+/**
+ * Revokes one key named by id or displayed prefix (optionally within one organization). A prefix is 16
+ * characters and may be shared: when it names several active keys nothing is revoked and the error
+ * lists them, so the operator picks one by id or `--org`. Returns the number revoked (0 or 1).
+ */
+export async function revokeApiKey(db: Queryable, idOrPrefix: string, organizationId: string | null = null): Promise<number> {
+  const matches = await db.query<{ id: string; organization_id: string }>(
+    `SELECT id, organization_id FROM api_keys
+      WHERE revoked_at IS NULL AND (id = $1 OR display_prefix = $1) AND ($2::text IS NULL OR organization_id = $2)
+      ORDER BY id`,
+    [idOrPrefix, organizationId],
   );
+  if (matches.rows.length > 1) {
+    const named = matches.rows.map((row) => `${row.id} (organization ${row.organization_id})`).join(', ');
+    throw new Error(`${idOrPrefix} names ${matches.rows.length} active keys: ${named}; revoke one by its id, or narrow with --org`);
+  }
+  if (matches.rows.length === 0) return 0;
+  const result = await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [matches.rows[0].id]);
   return result.rowCount;
 }
 

@@ -82,6 +82,10 @@ describe('accounts', () => {
     const noToken = await owner.request('POST', `/orgs/${orgId}/projects`, { name: 'csrf' }, { 'x-csrf-token': '' });
     expect(noToken.status).toBe(401);
     expect(noToken.body.code).toBe('ERR::AUTH::INVALID_TOKEN');
+    // Same length in characters as a real token, more in bytes (issue 27: this answered 500).
+    const nonAscii = await owner.request('POST', `/orgs/${orgId}/projects`, { name: 'csrf' }, { 'x-csrf-token': '\u00e9'.repeat(owner.csrf.length) });
+    expect(nonAscii.status).toBe(401);
+    expect(nonAscii.body.code).toBe('ERR::AUTH::INVALID_TOKEN');
     const crossOrigin = await owner.request('POST', `/orgs/${orgId}/projects`, { name: 'csrf' }, { origin: 'http://evil.example' });
     expect(crossOrigin.status).toBe(401);
     expect((await owner.get(`/orgs/${orgId}/projects`)).body.projects.length).toBe(before);

@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../lib/log.js';
-import { SecretBox } from '../../lib/secret-box.js';
 import { listOrganizationKeys } from '../../lib/store/dashboard/keys.js';
 import { startDashboard, type RunningDashboard } from '../../dashboard/server.js';
 import { adoptDefaultKey, setupLink } from '../../dashboard/setup.js';
@@ -19,14 +17,15 @@ export interface DashboardService {
 }
 
 /** The embedded service (gateway + fetch worker, PGlite in memory) with the dashboard beside it, as `trawler all` wires them. */
-export async function startDashboardService(env: Record<string, string> = {}, options: { assets?: boolean } = {}): Promise<DashboardService> {
+export async function startDashboardService(env: Record<string, string> = {}, options: { assets?: boolean; databaseUrl?: string } = {}): Promise<DashboardService> {
   const assetsDir = options.assets ? await buildDashboardAssets(mkdtempSync(join(tmpdir(), 'trawler-dashboard-assets-'))) : join(tmpdir(), 'no-assets');
   const service = await startEmbedded({
     engines: ['fetch'],
+    databaseUrl: options.databaseUrl,
     env: { KEY_CACHE_SECONDS: '0', BATCH_DISPATCH_INTERVAL_MS: '50', DEFAULT_RATE_LIMIT_PER_SECOND: '1000', ...env },
   });
   const dashboard = await startDashboard(
-    { config: service.config, db: service.db, ledger: service.gateway.context.ledger, logger: createLogger('dashboard-test', 'silent'), box: new SecretBox(randomBytes(32)), apiUrl: service.url, assetsDir },
+    { config: service.config, db: service.db, ledger: service.gateway.context.ledger, logger: createLogger('dashboard-test', 'silent'), box: service.gateway.context.box, apiUrl: service.url, assetsDir },
     0,
   );
   const defaultKey = (await listOrganizationKeys(service.db, service.organizationId)).find((k) => k.name === 'Default');

@@ -10,8 +10,9 @@ import {
   setOrganizationStatus,
   type Scope,
 } from '../../lib/store/accounts.js';
+import type { Queryable } from '../../lib/store/db.js';
 import { openStore } from '../../lib/store/open.js';
-import { KeyResolver } from '../../gateway/auth/key-resolver.js';
+import { KeyResolver, MAX_UNKNOWN_KEYS } from '../../gateway/auth/key-resolver.js';
 import { authed, jsonPost } from '../support/embedded.js';
 import { codeOf } from '../support/answers.js';
 import { embeddedForSuite } from '../support/suite-service.js';
@@ -134,5 +135,56 @@ describe('keys', () => {
     const later = resolver.resolve(`Bearer ${secret}`, start + 60_001);
     await expect(later).rejects.toBeInstanceOf(ServiceError);
     await expect(resolver.resolve(`Bearer ${secret}`, start + 60_001)).rejects.toMatchObject({ code: 'ERR::AUTH::REVOKED_KEY' });
+  });
+
+  it('remembers a well-formed unknown key, so repeating it costs no query, until a key with that secret is created', async () => {
+    let lookups = 0;
+    const counting: Queryable = {
+      query: (sql, params, options) => {
+        if (sql.includes('secret_hash')) lookups += 1;
+        return service.db.query(sql, params, options);
+      },
+      exec: (sql) => service.db.exec(sql),
+    };
+    const resolver = new KeyResolver(counting, 30);
+    try {
+      const secret = generateApiKey('live');
+      for (let i = 0; i < 5; i += 1) await expect(resolver.resolve(`Bearer ${secret}`)).rejects.toMatchObject({ code: 'ERR::AUTH::INVALID_KEY' });
+      expect(lookups).toBe(1);
+      // A secret chosen before its key exists (TRAWLER_BOOTSTRAP_KEY's way): creating it here drops the entry at once.
+      const { key } = await createApiKey(service.db, { projectId: service.projectId, name: 'chosen', environment: 'live', scopes: ['read'], secret });
+      expect((await resolver.resolve(`Bearer ${secret}`)).key.id).toBe(key.id);
+      expect(lookups).toBe(2);
+      // Created elsewhere (no notice here), the entry lasts at most the cache's seconds.
+      const elsewhere = generateApiKey('live');
+      await expect(resolver.resolve(`Bearer ${elsewhere}`)).rejects.toMatchObject({ code: 'ERR::AUTH::INVALID_KEY' });
+      await service.db.query(`UPDATE api_keys SET secret_hash = $1 WHERE id = $2`, [hashApiKey(elsewhere), key.id]);
+      await expect(resolver.resolve(`Bearer ${elsewhere}`, Date.now() + 30_001)).resolves.toMatchObject({ key: { id: key.id } });
+    } finally {
+      resolver.close();
+    }
+  });
+
+  it('remembers at most MAX_UNKNOWN_KEYS unknown keys, forgetting the oldest first', async () => {
+    let lookups = 0;
+    const empty: Queryable = {
+      query: async () => {
+        lookups += 1;
+        return { rows: [], rowCount: 0 };
+      },
+      exec: async () => undefined,
+    };
+    const resolver = new KeyResolver(empty, 30);
+    try {
+      const secrets = Array.from({ length: MAX_UNKNOWN_KEYS + 1 }, () => generateApiKey('test'));
+      for (const secret of secrets) await expect(resolver.resolve(`Bearer ${secret}`)).rejects.toMatchObject({ code: 'ERR::AUTH::INVALID_KEY' });
+      expect(lookups).toBe(secrets.length);
+      await expect(resolver.resolve(`Bearer ${secrets.at(-1)!}`)).rejects.toMatchObject({ code: 'ERR::AUTH::INVALID_KEY' });
+      expect(lookups).toBe(secrets.length);
+      await expect(resolver.resolve(`Bearer ${secrets[0]}`)).rejects.toMatchObject({ code: 'ERR::AUTH::INVALID_KEY' });
+      expect(lookups).toBe(secrets.length + 1);
+    } finally {
+      resolver.close();
+    }
   });
 });

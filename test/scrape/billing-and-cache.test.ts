@@ -7,7 +7,7 @@ let service: EmbeddedService;
 let site: TargetSite;
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'] }), startTargetSite()]);
+  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'], env: { TEST_MONTHLY_CREDITS: '5' } }), startTargetSite()]);
 });
 afterAll(async () => {
   await service?.stop();
@@ -161,10 +161,9 @@ describe('cache', () => {
 
 describe('allowance', () => {
   it('answers 402 QUOTA_EXCEEDED when the dearest cost cannot be held, and lets concurrent requests never overspend', async () => {
-    await service.db.query('UPDATE organizations SET monthly_credits_micro = $1, concurrency_limit = 100, rate_limit_per_second = 1000', [0]);
+    await service.db.query('UPDATE organizations SET concurrency_limit = 100, rate_limit_per_second = 1000');
+    // The test ledger's allowance is TEST_MONTHLY_CREDITS (5 here); this key is new, so it reads the new limits.
     const { secret } = await createApiKey(service.db, { projectId: service.projectId, name: 'tight', environment: 'test', scopes: ['scrape'] });
-    await service.db.query('UPDATE organizations SET monthly_credits_micro = $1', [5_000_000]);
-    // Key lookups are cached: this key is new, so it reads the new allowance.
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, i) => scrape({ url: `${site.origin}/slow?ms=200&i=${i}`, cache: false }, secret)),
     );

@@ -1,4 +1,5 @@
 import { SCOPES, createApiKey, type ApiKeyRecord } from '../accounts.js';
+import type { SecretBox } from '../../secret-box.js';
 import type { Queryable } from '../db.js';
 
 export interface ListedKey extends ApiKeyRecord {
@@ -45,13 +46,38 @@ export async function createInternalKey(db: Queryable, projectId: string, enviro
   return created;
 }
 
+/** What a Default key's sealed secret is bound to: a copy in another organization's or key's row does not open. */
+export function defaultKeyBinding(organizationId: string, keyId: string): string {
+  return `default-key:${organizationId}:${keyId}`;
+}
+
 /** The organization's Default key, stored sealed (see lib/secret-box.ts). */
-export async function storeDefaultKey(db: Queryable, organizationId: string, keyId: string, sealedSecret: string): Promise<void> {
+export async function storeDefaultKey(db: Queryable, box: SecretBox, organizationId: string, keyId: string, secret: string): Promise<void> {
   await db.query(
     `INSERT INTO dashboard_default_keys (organization_id, key_id, sealed_secret) VALUES ($1, $2, $3)
      ON CONFLICT (organization_id) DO UPDATE SET key_id = EXCLUDED.key_id, sealed_secret = EXCLUDED.sealed_secret`,
-    [organizationId, keyId, sealedSecret],
+    [organizationId, keyId, box.seal(secret, defaultKeyBinding(organizationId, keyId))],
   );
+}
+
+/** Seals again, bound to their row, the Default keys sealed before bindings existed (`v1`); run at start. */
+export async function resealUnboundDefaultKeys(db: Queryable, box: SecretBox): Promise<number> {
+  const rows = await db.query<{ organization_id: string; key_id: string; sealed_secret: string }>(
+    `SELECT organization_id, key_id, sealed_secret FROM dashboard_default_keys WHERE sealed_secret LIKE 'v1.%'`,
+  );
+  let resealed = 0;
+  for (const row of rows.rows) {
+    const secret = box.openUnbound(row.sealed_secret);
+    if (secret === null) continue;
+    const sealed = box.seal(secret, defaultKeyBinding(row.organization_id, row.key_id));
+    const updated = await db.query('UPDATE dashboard_default_keys SET sealed_secret = $3 WHERE organization_id = $1 AND sealed_secret = $2', [
+      row.organization_id,
+      row.sealed_secret,
+      sealed,
+    ]);
+    resealed += updated.rowCount;
+  }
+  return resealed;
 }
 
 export async function defaultKeyOf(db: Queryable, organizationId: string): Promise<{ key: ListedKey; sealed_secret: string } | null> {

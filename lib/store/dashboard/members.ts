@@ -1,6 +1,6 @@
 import { newId } from '../../ids.js';
 import type { Organization } from '../accounts.js';
-import type { Queryable } from '../db.js';
+import type { Db, Queryable } from '../db.js';
 import { hashToken, newToken } from './users.js';
 
 export const ROLES = ['owner', 'admin', 'member'] as const;
@@ -43,6 +43,22 @@ export async function listMembers(db: Queryable, organizationId: string): Promis
   return result.rows;
 }
 
+export type Member = Awaited<ReturnType<typeof listMembers>>[number];
+
+/**
+ * Runs a change to an organization's members under a lock on its row, with the members as they stand
+ * once the lock is held. Lock order (docs/dashboard.md "Lock order"): the organization's row, then its
+ * member rows, then its invitations. Two owners demoting or removing each other at once are thereby
+ * serialised: the second sees the first's change, so the organization never loses its last owner.
+ */
+export async function withMembersLocked<T>(db: Db, organizationId: string, work: (tx: Queryable, members: Member[]) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    // NO KEY UPDATE: serialises member changes without blocking rows that only reference the organization (keys, holds).
+    await tx.query('SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE', [organizationId]);
+    return work(tx, await listMembers(tx, organizationId));
+  });
+}
+
 export async function setMemberRole(db: Queryable, organizationId: string, userId: string, role: Role): Promise<number> {
   const result = await db.query('UPDATE dashboard_members SET role = $3 WHERE organization_id = $1 AND user_id = $2', [organizationId, userId, role]);
   return result.rowCount;
@@ -51,11 +67,6 @@ export async function setMemberRole(db: Queryable, organizationId: string, userI
 export async function removeMember(db: Queryable, organizationId: string, userId: string): Promise<number> {
   const result = await db.query('DELETE FROM dashboard_members WHERE organization_id = $1 AND user_id = $2', [organizationId, userId]);
   return result.rowCount;
-}
-
-export async function countOwners(db: Queryable, organizationId: string): Promise<number> {
-  const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM dashboard_members WHERE organization_id = $1 AND role = 'owner'`, [organizationId]);
-  return Number(result.rows[0].n);
 }
 
 export async function renameOrganization(db: Queryable, organizationId: string, name: string): Promise<void> {
@@ -95,15 +106,38 @@ export async function listInvitations(db: Queryable, organizationId: string): Pr
   return result.rows;
 }
 
-/** Marks a live invitation used and returns it; null when unknown, used or expired. Call inside a transaction. */
+/**
+ * Marks a live invitation used and returns it; null when unknown, used or expired, and for a setup link
+ * once its organization has a member. Call inside a transaction.
+ */
 export async function consumeInvitation(db: Queryable, token: string, now = new Date()): Promise<Invitation | null> {
   const result = await db.query<Invitation>(
-    `UPDATE dashboard_invitations SET accepted_at = $2
+    `UPDATE dashboard_invitations i SET accepted_at = $2
       WHERE token_hash = $1 AND accepted_at IS NULL AND expires_at > $2
+        AND NOT (setup AND EXISTS (SELECT 1 FROM dashboard_members m WHERE m.organization_id = i.organization_id))
       RETURNING id, organization_id, role, email, created_at, expires_at, accepted_at`,
     [hashToken(token), now],
   );
   return result.rows[0] ?? null;
+}
+
+/**
+ * The owner setup link's invitation: replaces every unused one before it, so one is live at a time
+ * whichever replicas print one at once (under the members' lock, withMembersLocked).
+ * Null when the organization has a member (no setup link is needed any more).
+ */
+export async function replaceSetupInvitation(db: Db, organizationId: string, expiresAt: Date): Promise<string | null> {
+  return withMembersLocked(db, organizationId, async (tx, members) => {
+    if (members.length > 0) return null;
+    await tx.query('DELETE FROM dashboard_invitations WHERE organization_id = $1 AND setup AND accepted_at IS NULL', [organizationId]);
+    const token = newToken();
+    await tx.query(
+      `INSERT INTO dashboard_invitations (id, token_hash, organization_id, role, email, created_by, expires_at, setup)
+       VALUES ($1, $2, $3, 'owner', NULL, NULL, $4, true)`,
+      [newId(), hashToken(token), organizationId, expiresAt],
+    );
+    return token;
+  });
 }
 
 export async function deleteInvitation(db: Queryable, organizationId: string, id: string): Promise<number> {

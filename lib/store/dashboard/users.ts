@@ -56,36 +56,3 @@ export async function userOfSession(db: Queryable, token: string, now = new Date
 export async function deleteSession(db: Queryable, token: string): Promise<void> {
   await db.query('DELETE FROM dashboard_sessions WHERE token_hash = $1 OR expires_at < now()', [hashToken(token)]);
 }
-
-export interface SignInPolicy {
-  maxFailures: number;
-  windowMs: number;
-  lockMs: number;
-}
-
-/** Milliseconds the address stays locked, or 0 when it may try. */
-export async function signInLockedFor(db: Queryable, email: string, now = new Date()): Promise<number> {
-  const result = await db.query<{ locked_until: Date | null }>('SELECT locked_until FROM dashboard_sign_in_failures WHERE email = $1', [email]);
-  const until = result.rows[0]?.locked_until;
-  return until ? Math.max(0, new Date(until).getTime() - now.getTime()) : 0;
-}
-
-/** Counts a failed sign-in; the `maxFailures`-th failure inside the window locks the address. */
-export async function recordSignInFailure(db: Queryable, email: string, policy: SignInPolicy, now = new Date()): Promise<void> {
-  const windowStart = new Date(now.getTime() - policy.windowMs);
-  await db.query(
-    `INSERT INTO dashboard_sign_in_failures (email, failures, window_start) VALUES ($1, 1, $2)
-     ON CONFLICT (email) DO UPDATE SET
-       failures = CASE WHEN dashboard_sign_in_failures.window_start < $3 THEN 1 ELSE dashboard_sign_in_failures.failures + 1 END,
-       window_start = CASE WHEN dashboard_sign_in_failures.window_start < $3 THEN $2 ELSE dashboard_sign_in_failures.window_start END`,
-    [email, now, windowStart],
-  );
-  await db.query(
-    'UPDATE dashboard_sign_in_failures SET locked_until = $2, failures = 0, window_start = $3 WHERE email = $1 AND failures >= $4',
-    [email, new Date(now.getTime() + policy.lockMs), now, policy.maxFailures],
-  );
-}
-
-export async function clearSignInFailures(db: Queryable, email: string): Promise<void> {
-  await db.query('DELETE FROM dashboard_sign_in_failures WHERE email = $1', [email]);
-}

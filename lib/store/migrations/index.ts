@@ -12,6 +12,7 @@ import * as dashboardDefaultKeys from './013-dashboard-default-keys.js';
 import * as batchJobTotals from './014-batch-job-totals.js';
 import * as settledStripes from './015-settled-stripes.js';
 import * as openHoldIndexes from './016-open-hold-indexes.js';
+import * as dashboardHardening from './017-dashboard-hardening.js';
 
 export interface Migration {
   version: number;
@@ -35,4 +36,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 14, name: 'batch-job-totals', up: batchJobTotals.up },
   { version: 15, name: 'settled-stripes', up: settledStripes.up },
   { version: 16, name: 'open-hold-indexes', up: openHoldIndexes.up },
+  { version: 17, name: 'dashboard-hardening', up: dashboardHardening.up },
 ].sort((a, b) => a.version - b.version);

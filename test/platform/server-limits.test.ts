@@ -1,0 +1,85 @@
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { until } from '../support/poll.js';
+import { startDashboardService, type DashboardService } from '../dashboard/harness.js';
+
+// Issue 27 item 7: the gateway took any number of connections and gave a request 300 s to arrive; the dashboard ran on Node's defaults.
+interface RawConnection {
+  socket: Socket;
+  text(): string;
+  closed: Promise<void>;
+}
+
+function open(url: string): Promise<RawConnection> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(Number(port), hostname, () => resolve({ socket, text: () => Buffer.concat(chunks).toString('latin1'), closed }));
+    const closed = new Promise<void>((done) => socket.on('close', () => done()));
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+    socket.once('error', reject);
+  });
+}
+
+/** A kept-alive connection that has had one answer: the server has certainly counted it. */
+async function answered(url: string, path: string): Promise<RawConnection> {
+  const connection = await open(url);
+  connection.socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+  await until(() => connection.text(), (text) => text.includes('\r\n\r\n'));
+  return connection;
+}
+
+async function refusedAtOnce(url: string, path: string): Promise<void> {
+  const extra = await open(url);
+  extra.socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+  await extra.closed;
+  expect(extra.text()).toBe('');
+}
+
+describe('gateway connection limits', () => {
+  let service: EmbeddedService;
+  beforeAll(async () => {
+    service = await startEmbedded({ engines: [], env: { GATEWAY_MAX_CONNECTIONS: '3', GATEWAY_REQUEST_TIMEOUT_MS: '1000' } });
+  });
+  afterAll(async () => service?.stop());
+
+  it('closes a connection beyond GATEWAY_MAX_CONNECTIONS at once, and takes new ones when others end', async () => {
+    const held = await Promise.all([1, 2, 3].map(() => answered(service.url, '/healthz')));
+    await refusedAtOnce(service.url, '/healthz');
+    for (const connection of held) connection.socket.destroy();
+    await Promise.all(held.map((connection) => connection.closed));
+    await until(() => fetch(`${service.url}/healthz`, { headers: { connection: 'close' } }).then((r) => r.status, () => 0), (status) => status === 200);
+  });
+
+  it('answers 400 (not received in full in time) and closes a request whose body has not arrived within GATEWAY_REQUEST_TIMEOUT_MS', async () => {
+    const slow = await open(service.url);
+    slow.socket.write(`POST /v1/scrape HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${service.secret}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"url":`);
+    await slow.closed; // bounded by the test's own timeout; 300 s before this change
+    expect(slow.text()).toMatch(/^HTTP\/1\.1 400 /);
+    expect(slow.text()).toContain('The request was not received in full in time');
+  });
+});
+
+describe('dashboard connection limits', () => {
+  let env: DashboardService;
+  beforeAll(async () => {
+    env = await startDashboardService({ DASHBOARD_MAX_CONNECTIONS: '2' });
+  });
+  afterAll(async () => env?.stop());
+
+  it('closes a connection beyond DASHBOARD_MAX_CONNECTIONS at once', async () => {
+    const held = await Promise.all([1, 2].map(() => answered(env.dashboard.url, '/api/me')));
+    await refusedAtOnce(env.dashboard.url, '/api/me');
+    for (const connection of held) connection.socket.destroy();
+    await Promise.all(held.map((connection) => connection.closed));
+  });
+
+  it('closes a request whose body has not arrived within 30 s (Node answers 408)', async () => {
+    const slow = await open(env.dashboard.url);
+    slow.socket.write('POST /api/signin HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":');
+    await slow.closed; // bounded by the test's own timeout; Node's default was 300 s
+    expect(slow.text()).toMatch(/^HTTP\/1\.1 408 /);
+  });
+});
