@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { apiReferenceRouter } from '../../lib/api-reference/router.js';
 import { ServiceError } from '../../lib/errors/index.js';
+import { OWN_DOCS_PATH } from '../../lib/config.js';
 import type { GatewayContext } from '../context.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { rejectQueryParameters } from '../query-parameters.js';
@@ -16,7 +17,7 @@ export const REFERENCE_PATH = operation('apiReference').path.replace(/\/$/, '');
 export function referenceRoutes(context: GatewayContext): Router {
   // Built on first use, not at start: nothing on the way to serving scrapes waits for it.
   let built: Record<string, unknown> | null = null;
-  const document = () => (built ??= buildOpenApiDocument({ version: context.version, docsUrl: context.config.DOCS_URL }));
+  const document = () => (built ??= buildOpenApiDocument({ version: context.version, docsUrl: context.config.DOCS_URL ?? OWN_DOCS_PATH }));
   const routes = new RouteTable();
   routes.declare('openapiDocument', (req, res) => {
     rejectQueryParameters(req);
