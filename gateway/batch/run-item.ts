@@ -4,7 +4,7 @@ import type { ParseOptions, ProjectDefaults } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { ClaimedItem } from '../../lib/store/batch/leases.js';
 import type { GatewayContext } from '../context.js';
-import { answerBody } from '../scrape/envelope.js';
+import { answerBody } from '../scrape/answer-body.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
 import { newRecord, planScrape, runScrape } from '../scrape/scrape-loop.js';
 import { itemParams, parseJobParams } from './item-params.js';

@@ -1,7 +1,7 @@
 import { ServiceError } from '../../lib/errors/index.js';
 import { newId } from '../../lib/ids.js';
 import type { ProjectDefaults } from '../../lib/scrape/params.js';
-import { reserveItemHolds } from '../../lib/store/batch/holds.js';
+import { holdBatchItems } from '../../lib/billing/batch-holds.js';
 import { cancelQueuedItems, failedItems, insertItems, resetFailedItems } from '../../lib/store/batch/items.js';
 import { lockFailedItems } from '../../lib/store/batch/outcomes.js';
 import { getJob, insertJob, updateJob, TERMINAL_JOB_STATUSES, type JobRow } from '../../lib/store/batch/jobs.js';
@@ -52,7 +52,7 @@ export async function createJob(context: GatewayContext, principal: Principal, b
   const submittedAt = new Date();
   const id = newId();
   await context.db.transaction(async (tx) => {
-    const reservations = await reserveItemHolds(tx, creditAccountOf(context, principal), items.map((item) => ({ amountMicro: item.holdMicro })));
+    const holdIds = await holdBatchItems(tx, context.ledger, creditAccountOf(context, principal), items.map((item) => item.holdMicro));
     await insertJob(tx, {
       id,
       organization_id: principal.organization.id,
@@ -74,7 +74,7 @@ export async function createJob(context: GatewayContext, principal: Principal, b
       submitted_at: submittedAt,
       results_expire_at: new Date(submittedAt.getTime() + context.config.BATCH_RESULTS_RETENTION_HOURS * 3_600_000),
     });
-    await insertItems(tx, id, newItems(items, 0, reservations));
+    await insertItems(tx, id, newItems(items, 0, holdIds));
   });
   signalBatchWork(context.db);
   const job = await getJob(context.db, id, principal.project.id);
@@ -82,14 +82,14 @@ export async function createJob(context: GatewayContext, principal: Principal, b
   return { job, warnings: warning ? [warning] : [] };
 }
 
-function newItems(items: ParsedItem[], firstSeq: number, reservations: string[]) {
+function newItems(items: ParsedItem[], firstSeq: number, holdIds: string[]) {
   return items.map((item, index) => ({
     seq: firstSeq + index,
     url: item.url,
     external_id: item.external_id,
     overrides: item.overrides,
     hold_micro: item.holdMicro,
-    reservation_id: reservations[index],
+    reservation_id: holdIds[index],
   }));
 }
 
@@ -113,8 +113,8 @@ export async function appendItems(context: GatewayContext, principal: Principal,
       throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `a job holds at most ${MAX_ITEMS_PER_JOB} items; this one has ${job.total_items}`);
     }
     // The job's ledger, whichever key appends: a test key never pays for a live job's items, nor the reverse.
-    const reservations = await reserveItemHolds(tx, creditAccountOf(context, principal, job.environment), submission.items.map((item) => ({ amountMicro: item.holdMicro })));
-    await insertItems(tx, jobId, newItems(submission.items, Number(job.total_items), reservations));
+    const holdIds = await holdBatchItems(tx, context.ledger, creditAccountOf(context, principal, job.environment), submission.items.map((item) => item.holdMicro));
+    await insertItems(tx, jobId, newItems(submission.items, Number(job.total_items), holdIds));
     await updateJob(tx, jobId, { total_items: total });
   });
   signalBatchWork(context.db);
@@ -161,7 +161,7 @@ export async function retryJob(context: GatewayContext, principal: Principal, jo
       throw new ServiceError('ERR::REQUEST::CONFLICT', `batch job ${jobId} is cancelling; retry after it is cancelled`);
     }
     const toHold = failed.filter((item) => !item.hold_open || item.reservation_id === null);
-    const fresh = await reserveItemHolds(tx, creditAccountOf(context, principal, job.environment), toHold.map((item) => ({ amountMicro: Number(item.hold_micro) })));
+    const fresh = await holdBatchItems(tx, context.ledger, creditAccountOf(context, principal, job.environment), toHold.map((item) => Number(item.hold_micro)));
     const freshBySeq = new Map(toHold.map((item, index) => [item.seq, fresh[index]]));
     await resetFailedItems(tx, jobId, failed.map((item) => ({ seq: item.seq, reservation_id: freshBySeq.get(item.seq) ?? item.reservation_id ?? '' })));
     if (TERMINAL_JOB_STATUSES.includes(job.status)) {

@@ -19,7 +19,7 @@ const property = (name: ScrapeFieldName): JsonSchema => {
   return nonNull;
 };
 
-/** One query parameter per scrape field, spelled as GET /v1/scrape decodes it (lib/scrape/query.ts). */
+/** One query parameter per scrape field, spelled as GET /v1/scrape decodes it (lib/scrape/get-query.ts). */
 function scrapeQueryParameters(): ParameterSpec[] {
   return (Object.keys(QUERY_ENCODING) as ScrapeFieldName[]).map((name): ParameterSpec => {
     const encoding = QUERY_ENCODING[name];

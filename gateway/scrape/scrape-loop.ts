@@ -1,6 +1,6 @@
 import { ServiceError, type Attempt } from '../../lib/errors/index.js';
 import { SCRAPE_JOB_TYPE, type EngineName, type JobExit, type ScrapeJob, type ScrapeResult, type ScrapeSuccess, type SessionState } from '../../lib/protocol/index.js';
-import { engineCostMicro, isBillableStatus, checkMaxCost } from '../../lib/scrape/cost.js';
+import { engineCostMicro, isBillableStatus, checkMaxCost } from '../../lib/billing/cost.js';
 import { planEngines, withoutClimb, type EnginePlan } from '../../lib/scrape/engine-selection.js';
 import { parameterWarnings } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
@@ -18,7 +18,7 @@ const BLOCK_STATUSES = new Set([403, 429]);
 /**
  * The one scrape loop, used by POST/GET /v1/scrape (scrape-service.ts) and by batch items
  * (batch/run-item.ts): plan, lease the session, dispatch rung by rung under mode=auto, decide the
- * charge. Holding and settling credits stays with the caller: a scrape reserves per request, a batch
+ * charge. Holding and settling credits stays with the caller: a scrape holds per request (scrape-hold.ts), a batch
  * item spends the hold taken at submission.
  */
 
@@ -64,9 +64,14 @@ export interface PlannedScrape {
   session: SessionRecord | null;
 }
 
-export async function planScrape(context: GatewayContext, request: LoopRequest, record: ScrapeRecord): Promise<PlannedScrape> {
+/** `admitted`: the plan made and checked at admission for a request without a session (scrape/admission.ts), used as it is. */
+export async function planScrape(context: GatewayContext, request: LoopRequest, record: ScrapeRecord, admitted: EnginePlan | null = null): Promise<PlannedScrape> {
   const { params } = request;
   record.warnings.push(...parameterWarnings(params));
+  if (admitted && params.session_id === null) {
+    record.plan = admitted;
+    return { request, plan: admitted, session: null };
+  }
   // session_id is checked before any work (404/410 at 0 credits); the session pins the engine.
   const session = params.session_id === null ? null : await findScrapeSession(context.db, params.session_id, request.organizationId);
   const planned = planEngines(params, deploymentOf(context, request.entitledEngines), session ?? undefined);

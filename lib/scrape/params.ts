@@ -6,11 +6,11 @@ import { validateExtractRules } from '../extract/rules.js';
 import { AI_EXTRACT_DATA_KEY, checkAiExtractSchema } from './ai-extract-schema.js';
 import { ScrapeInputSchema, type ScrapeInput } from './fields.js';
 import { invalidParameter } from './issues.js';
-import { decodeScrapeQuery } from './query.js';
-import { applyProjectDefaults, checkFlagRules, normalise, type ProjectDefaults, type StructuredParameters } from './rules.js';
+import { decodeScrapeQuery } from './get-query.js';
+import { applyProjectDefaults, checkFlagRules, normalise, type ProjectDefaults, type StructuredParameters } from './cross-field-rules.js';
 import type { ScrapeParams } from './types.js';
 
-export type { ProjectDefaults } from './rules.js';
+export type { ProjectDefaults } from './cross-field-rules.js';
 
 export interface ParseOptions {
   projectDefaults: ProjectDefaults;

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startStoreMaintenance } from '../../../gateway/store-maintenance.js';
-import { loadConfig } from '../../../lib/config.js';
-import type { Logger } from '../../../lib/log.js';
-import type { Db } from '../../../lib/store/db.js';
-import { autovacuumIsOff } from '../../../lib/store/maintenance.js';
-import { openStore } from '../../../lib/store/open.js';
-import { purgeRequestLog } from '../../../lib/store/request-log.js';
-import { distributedServicesAvailable } from '../../support/services.js';
-import { useTestStore } from '../../support/test-store.js';
+import { startStoreMaintenance } from '../../gateway/store-maintenance.js';
+import { loadConfig } from '../../lib/config.js';
+import type { Logger } from '../../lib/log.js';
+import type { Db } from '../../lib/store/db.js';
+import { autovacuumIsOff } from '../../lib/store/maintenance.js';
+import { openStore } from '../../lib/store/open.js';
+import { purgeRequestLog } from '../../lib/store/request-log.js';
+import { distributedServicesAvailable } from '../support/services.js';
+import { useTestStore } from '../support/test-store.js';
 
 const available = await distributedServicesAvailable();
 

@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonBody } from '../../../gateway/middleware/json-body.js';
+import { jsonBody } from '../../gateway/middleware/json-body.js';
 
 /** Echoes the decoded body; records, per request, whether the request stream ended and closed afterwards. */
 function app(closed: Map<string, Promise<boolean>>) {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settleStored } from '../../../lib/store/stored-settlements.js';
-import { migrate } from '../../../lib/store/migrate.js';
-import type { PgliteDb } from '../../../lib/store/pglite-db.js';
-import { storeBeforeMigration } from '../../support/migration-store.js';
+import { settleStored } from '../../lib/store/stored-settlements.js';
+import { migrate } from '../../lib/store/migrate.js';
+import type { PgliteDb } from '../../lib/store/pglite-db.js';
+import { storeBeforeMigration } from '../support/migration-store.js';
 
 const TOTALS = `SELECT reserved_micro AS reserved, spent_micro AS spent FROM credit_period_totals
                  WHERE organization_id = 'org' AND period_start = '2026-11-01' AND environment = 'live'`;
@@ -35,8 +35,8 @@ describe('settlement stripes (migration 015)', () => {
 
   it('keeps the figures from before it and settles a hold held before it into a stripe', async () => {
     expect((await db.query(TOTALS)).rows[0]).toEqual({ reserved: 300, spent: 500 });
-    expect(await settleStored(db, { reservationId: 'open-across', chargedMicro: 200, engine: 'fetch', leaseHolder: null })).toBe(true);
-    expect(await settleStored(db, { reservationId: 'open-across', chargedMicro: 200, engine: 'fetch', leaseHolder: null })).toBe(false);
+    expect(await settleStored(db, { holdId: 'open-across', chargedMicro: 200, engine: 'fetch', leaseHolder: null })).toBe(true);
+    expect(await settleStored(db, { holdId: 'open-across', chargedMicro: 200, engine: 'fetch', leaseHolder: null })).toBe(false);
     expect((await db.query(TOTALS)).rows[0]).toEqual({ reserved: 0, spent: 700 });
     expect((await db.query(`SELECT count(*)::int AS stripes FROM credit_settled`)).rows[0]).toEqual({ stripes: 1 });
   });

@@ -1,10 +1,10 @@
 import { ServiceError } from '../../lib/errors/index.js';
 import type { Logger } from '../../lib/log.js';
-import { settleReservation, type Reservation } from '../../lib/store/credits.js';
 import type { Db } from '../../lib/store/db.js';
+import { settleStored } from '../../lib/store/stored-settlements.js';
 import { MemoryConcurrencyLimiter, type ConcurrencyLimiter, type ConcurrencySlot } from './concurrency.js';
 import { DEFAULT_LEASE, PostgresConcurrencyLimiter, PostgresRateLimiter } from './postgres.js';
-import { MemoryRateLimiter, rateDecision, type Admission, type RateDecision, type RateLimiter } from './rate-limiter.js';
+import { MemoryRateLimiter, rateDecision, type TokenAdmission, type RateDecision, type RateLimiter } from './rate-limiter.js';
 
 export interface GatewayLimits {
   rateLimiter: RateLimiter;
@@ -40,17 +40,17 @@ export function createLimits(db: Db, logger: Logger, options: Partial<SharedLimi
     rateLimiter: {
       take: (keyId, rate): Promise<RateDecision> =>
         fallback.run(() => sharedRate.take(keyId, rate), () => localRate.take(keyId, rate), () => undefined),
-      admit: (keyId, rate, organizationId, limit, hold = null): Promise<Admission> =>
+      admit: (keyId, rate, organizationId, limit, hold = null): Promise<TokenAdmission> =>
         fallback.run(
           async () => {
             const { bucket, slot, held } = await sharedSlots.acquireWithToken(sharedRate.tokenRequest(keyId, rate), organizationId, limit, hold);
-            const reservation = held && hold ? { id: hold.id, amountMicro: hold.amountMicro } : null;
-            return { rate: rateDecision(rate, bucket.tokens, bucket.granted), slot, reservation };
+            const taken = held && hold ? { id: hold.id, amountMicro: hold.amountMicro } : null;
+            return { rate: rateDecision(rate, bucket.tokens, bucket.granted), slot, reservation: taken };
           },
           async () => ({ rate: await localRate.take(keyId, rate), slot: null, reservation: null }),
           (late) => {
             if (late.slot === null || late.slot === 'full') return;
-            if (late.reservation) releaseAdmittedHold(db, late.reservation, late.slot).catch((error: unknown) => onError(error, 'releasing a late hold'));
+            if (late.reservation) releaseLateHold(db, late.reservation.id, late.slot).catch((error: unknown) => onError(error, 'releasing a late hold'));
             else void late.slot.release();
           },
         ),
@@ -68,12 +68,12 @@ export function createLimits(db: Db, logger: Logger, options: Partial<SharedLimi
 }
 
 /**
- * Settles at 0 a hold taken at admission that no scrape will spend, freeing its slot in the same
- * statement (the settlement deletes the lease row; docs/platform.md, Billing).
+ * Settles at 0 a hold the admission statement took after its caller stopped waiting (a stored row:
+ * the shared limiter runs on PostgreSQL only), freeing its slot in the same statement.
  */
-export async function releaseAdmittedHold(db: Db, reservation: Reservation, slot: ConcurrencySlot): Promise<void> {
+async function releaseLateHold(db: Db, holdId: string, slot: ConcurrencySlot): Promise<void> {
   try {
-    await settleReservation(db, reservation.id, 0, null, slot.leaseHolder);
+    await settleStored(db, { holdId, chargedMicro: 0, engine: null, leaseHolder: slot.leaseHolder });
     slot.leaseFreed();
   } finally {
     // A failed settlement leaves the hold to the expiry sweep; the slot is still given back.

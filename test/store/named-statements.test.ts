@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PgliteDb } from '../../../lib/store/pglite-db.js';
+import { PgliteDb } from '../../lib/store/pglite-db.js';
 
 /**
  * A named statement (prepared once, then run as EXECUTE with quoted literals on PGlite) answers

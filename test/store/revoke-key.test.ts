@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, createOrganization, createProject, revokeApiKey } from '../../../lib/store/accounts.js';
-import type { Db } from '../../../lib/store/db.js';
-import { openStore } from '../../../lib/store/open.js';
+import { createApiKey, createOrganization, createProject, revokeApiKey } from '../../lib/store/accounts.js';
+import type { Db } from '../../lib/store/db.js';
+import { openStore } from '../../lib/store/open.js';
 
 // Issue 27 item 7: `trawler keys revoke <prefix>` revoked every key sharing the 16-character prefix, across organizations.
 const LIMITS = { monthlyCreditsMicro: 1, rateLimitPerSecond: 1, concurrencyLimit: 1 };

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineName } from '../../../../lib/protocol/engines.js';
-import { checkMaxCost, engineCostMicro, isBillableStatus, isCacheable, reservationMicro } from '../../../../lib/scrape/cost.js';
+import { checkMaxCost, engineCostMicro, holdMicro, isBillableStatus } from '../../../../lib/billing/cost.js';
+import { isCacheable } from '../../../../lib/scrape/cache-policy.js';
 import type { EnginePlan } from '../../../../lib/scrape/engine-selection.js';
-import { body, expectServiceError } from './helpers.js';
+import { body, expectServiceError } from '../scrape/helpers.js';
 
 const M = 1_000_000;
 const plan = (rungs: EngineName[], climbToCamoufox = false): EnginePlan => ({ rungs, climbToCamoufox });
@@ -28,11 +29,11 @@ describe('engine cost', () => {
 
 describe('reservation and max_cost', () => {
   it('reserves the top rung under mode=auto', () => {
-    expect(reservationMicro(plan(['fetch', 'obscura']), body({ mode: 'auto' }))).toBe(3 * M);
+    expect(holdMicro(plan(['fetch', 'obscura']), body({ mode: 'auto' }))).toBe(3 * M);
   });
 
   it('reserves camoufox when the climb is possible', () => {
-    expect(reservationMicro(plan(['fetch'], true), body({ proxy: PROXY }))).toBe(25 * M);
+    expect(holdMicro(plan(['fetch'], true), body({ proxy: PROXY }))).toBe(25 * M);
   });
 
   it('passes when max_cost covers the dearest rung', () => {

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveMetrics } from '../../../lib/metrics-server.js';
+import { serveMetrics } from '../../lib/metrics-server.js';
 
 const servers: Server[] = [];
 afterEach(async () => {

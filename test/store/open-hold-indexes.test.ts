@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { releaseStaleReservations } from '../../../lib/store/credits.js';
-import { migrate } from '../../../lib/store/migrate.js';
-import type { PgliteDb } from '../../../lib/store/pglite-db.js';
-import { storeBeforeMigration } from '../../support/migration-store.js';
+import { releaseExpiredHolds } from '../../lib/billing/ledger.js';
+import { ledgerOf } from '../support/ledger.js';
+import { migrate } from '../../lib/store/migrate.js';
+import type { PgliteDb } from '../../lib/store/pglite-db.js';
+import { storeBeforeMigration } from '../support/migration-store.js';
 
 async function insertHold(db: PgliteDb, id: string, expiresAt: string | null): Promise<void> {
   await db.query(
@@ -45,9 +46,9 @@ describe('open hold indexes (migration 016)', () => {
   });
 
   it('still releases the expired scrape holds, from before and after it, and never a batch hold', async () => {
-    expect(await releaseStaleReservations(db)).toBe(2);
+    expect(await releaseExpiredHolds(db, ledgerOf(db))).toBe(2);
     const open = await db.query<{ id: string }>(`SELECT id FROM credit_reservations WHERE settled_at IS NULL`);
     expect(open.rows.map((row) => row.id)).toEqual(['batch-before']);
-    expect(await releaseStaleReservations(db)).toBe(0);
+    expect(await releaseExpiredHolds(db, ledgerOf(db))).toBe(0);
   });
 });

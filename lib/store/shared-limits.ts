@@ -1,4 +1,4 @@
-import { holdClauses } from './credits.js';
+import { holdClauses, type HoldRequest } from './credits.js';
 import type { Queryable } from './db.js';
 
 /**
@@ -93,17 +93,6 @@ export interface TokenAndSlot extends BucketState, SlotClaim {
   held: boolean;
 }
 
-/** A scrape's credit hold, taken by the admission statement with its slot (`takeTokenAndClaimSlot`). */
-export interface AdmissionHold {
-  id: string;
-  projectId: string;
-  periodStart: string;
-  environment: string;
-  amountMicro: number;
-  allowanceMicro: number;
-  requestId: string | null;
-}
-
 /**
  * `takeToken` and, only when the token was granted, `claimSlot`, in one statement (a scrape's
  * admission: one round trip instead of two). Not granted: no slot is looked for (candidates 0).
@@ -115,7 +104,7 @@ export async function takeTokenAndClaimSlot(
   db: Queryable,
   token: { keyId: string; rate: number; capacity: number; nowMs: number | null },
   slot: { organizationId: string; limit: number; holder: string; leaseMs: number },
-  hold: AdmissionHold | null = null,
+  hold: HoldRequest | null = null,
 ): Promise<TokenAndSlot> {
   const claim = claimClauses({ organization: '$5', limit: '$6', holder: '$7', leaseMs: '$8' }, '', '(SELECT granted FROM bucket)');
   // From bucket, whose upsert returns its row every time: one row, and no subquery per column of it.

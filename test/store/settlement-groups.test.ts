@@ -1,20 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization, createProject } from '../../../lib/store/accounts.js';
-import { periodUsage, reserveCredits, settleReservation, type CreditAccount } from '../../../lib/store/credits.js';
-import type { Db, Queryable } from '../../../lib/store/db.js';
-import { claimSlot } from '../../../lib/store/limits.js';
-import { SettlementGroups } from '../../../lib/store/settlement-groups.js';
-import { distributedServicesAvailable } from '../../support/services.js';
-import { useTestStore } from '../../support/test-store.js';
+import { allowanceUsage } from '../../lib/billing/ledger.js';
+import type { CreditAccount } from '../../lib/store/credits.js';
+import { ledgerOf } from '../support/ledger.js';
+import type { Db, Queryable } from '../../lib/store/db.js';
+import { claimSlot } from '../../lib/store/shared-limits.js';
+import { StoredLedger } from '../../lib/billing/stored-ledger.js';
+import { distributedServicesAvailable } from '../support/services.js';
+import { useTestStore } from '../support/test-store.js';
+import { newAccount } from '../support/accounts.js';
 
 const available = await distributedServicesAvailable();
 const CREDIT = 1_000_000;
-
-async function newAccount(db: Db, allowanceMicro: number): Promise<CreditAccount> {
-  const organization = await createOrganization(db, 'groups', { monthlyCreditsMicro: allowanceMicro, rateLimitPerSecond: 1, concurrencyLimit: 100 });
-  const project = await createProject(db, organization.id, 'groups');
-  return { organizationId: organization.id, projectId: project.id, organizationCreatedAt: organization.created_at, monthlyCreditsMicro: allowanceMicro, environment: 'live' };
-}
 
 /** A view of `db` whose statements all wait for `open()`, recording their names; `failing` names throw once. */
 function gatedStore(db: Db, failing: Set<string> = new Set()) {
@@ -46,7 +42,7 @@ describe.skipIf(!available)('settlements group-committed on PostgreSQL (lib/stor
     for (let i = 0; i < count; i += 1) {
       const holder = `${account.organizationId}-lease-${i}`;
       expect((await claimSlot(db, account.organizationId, 100, holder, 60_000)).slot).not.toBeNull();
-      holds.push({ reservation: await reserveCredits(db, account, CREDIT, `request-${i}`), holder });
+      holds.push({ reservation: await ledgerOf(db).hold(account, CREDIT, `request-${i}`), holder });
     }
     return holds;
   }
@@ -57,19 +53,19 @@ describe.skipIf(!available)('settlements group-committed on PostgreSQL (lib/stor
       [account.organizationId],
     );
     const leases = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM concurrency_slots WHERE organization_id = $1', [account.organizationId]);
-    const usage = await periodUsage(db, account);
+    const usage = await allowanceUsage(db, ledgerOf(db), account);
     return { charged: Number(rows.rows[0].charged), open: rows.rows[0].open, leases: leases.rows[0].n, spent: usage.spentMicro, reserved: usage.reservedMicro };
   }
 
   it('writes the settlements queued behind a running one in one statement, each settled once and charged at most its hold', async () => {
-    const account = await newAccount(db, 100 * CREDIT);
+    const account = await newAccount(db, 100 * CREDIT, { name: 'groups', concurrencyLimit: 100 });
     const holds = await holdsWithLeases(account, 6);
     const { store, statements, open } = gatedStore(db);
-    const groups = new SettlementGroups(store);
+    const groups = new StoredLedger(store);
     const charges = [CREDIT, CREDIT / 2, 0, 2 * CREDIT, CREDIT, CREDIT / 4];
-    const settled = holds.map(({ reservation, holder }, i) => groups.settle({ reservationId: reservation.id, chargedMicro: charges[i], engine: 'fetch', leaseHolder: holder }));
+    const settled = holds.map(({ reservation, holder }, i) => groups.settle(reservation.id, charges[i], 'fetch', holder));
     // A second settlement of a hold queued in the same group: it waits for the next statement and finds the hold settled.
-    const again = groups.settle({ reservationId: holds[1].reservation.id, chargedMicro: CREDIT, engine: 'fetch', leaseHolder: null });
+    const again = groups.settle(holds[1].reservation.id, CREDIT, 'fetch', null);
     // Barrier: every settlement is queued before the first statement may run.
     open();
     expect(await Promise.all(settled)).toEqual([true, true, true, true, true, true]);
@@ -83,11 +79,11 @@ describe.skipIf(!available)('settlements group-committed on PostgreSQL (lib/stor
   });
 
   it('frees in a group only the leases its settlements name', async () => {
-    const account = await newAccount(db, 100 * CREDIT);
+    const account = await newAccount(db, 100 * CREDIT, { name: 'groups', concurrencyLimit: 100 });
     const holds = await holdsWithLeases(account, 4);
     const { store, statements, open } = gatedStore(db);
-    const groups = new SettlementGroups(store);
-    const settled = holds.map(({ reservation, holder }, i) => groups.settle({ reservationId: reservation.id, chargedMicro: CREDIT, engine: 'fetch', leaseHolder: i === 2 ? null : holder }));
+    const groups = new StoredLedger(store);
+    const settled = holds.map(({ reservation, holder }, i) => groups.settle(reservation.id, CREDIT, 'fetch', i === 2 ? null : holder));
     open();
     expect(await Promise.all(settled)).toEqual([true, true, true, true]);
     expect(statements).toEqual(['credits_settle_free_slot', 'credits_settle_group']);
@@ -96,11 +92,11 @@ describe.skipIf(!available)('settlements group-committed on PostgreSQL (lib/stor
   });
 
   it('writes a group whose statement failed one by one, nothing charged twice', async () => {
-    const account = await newAccount(db, 100 * CREDIT);
+    const account = await newAccount(db, 100 * CREDIT, { name: 'groups', concurrencyLimit: 100 });
     const holds = await holdsWithLeases(account, 4);
     const { store, statements, open } = gatedStore(db, new Set(['credits_settle_group']));
-    const groups = new SettlementGroups(store);
-    const settled = holds.map(({ reservation, holder }) => groups.settle({ reservationId: reservation.id, chargedMicro: CREDIT, engine: 'fetch', leaseHolder: holder }));
+    const groups = new StoredLedger(store);
+    const settled = holds.map(({ reservation, holder }) => groups.settle(reservation.id, CREDIT, 'fetch', holder));
     open();
     expect(await Promise.all(settled)).toEqual([true, true, true, true]);
     expect(statements).toEqual(['credits_settle_free_slot', 'credits_settle_group', ...Array(3).fill('credits_settle_free_slot')]);
@@ -108,13 +104,13 @@ describe.skipIf(!available)('settlements group-committed on PostgreSQL (lib/stor
   });
 
   it('settles many concurrent scrapes through the store exactly (settleReservation on the pool)', async () => {
-    const account = await newAccount(db, 1000 * CREDIT);
+    const account = await newAccount(db, 1000 * CREDIT, { name: 'groups', concurrencyLimit: 100 });
     const holds = await holdsWithLeases(account, 40);
-    const results = await Promise.all(holds.map(({ reservation, holder }, i) => settleReservation(db, reservation.id, (i % 3) * (CREDIT / 2), 'fetch', holder)));
+    const results = await Promise.all(holds.map(({ reservation, holder }, i) => ledgerOf(db).settle(reservation.id, (i % 3) * (CREDIT / 2), 'fetch', holder)));
     expect(results.every((r) => r)).toBe(true);
     const charged = holds.reduce((sum, _, i) => sum + Math.min((i % 3) * (CREDIT / 2), CREDIT), 0);
     expect(await ledger(account)).toEqual({ charged, open: 0, leases: 0, spent: charged, reserved: 0 });
-    expect(await Promise.all(holds.map(({ reservation }) => settleReservation(db, reservation.id, CREDIT)))).toEqual(holds.map(() => false));
+    expect(await Promise.all(holds.map(({ reservation }) => ledgerOf(db).settle(reservation.id, CREDIT)))).toEqual(holds.map(() => false));
     expect((await ledger(account)).spent).toBe(charged);
   });
 });

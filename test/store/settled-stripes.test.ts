@@ -1,10 +1,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization, createProject } from '../../../lib/store/accounts.js';
-import { periodUsage, reserveCredits, settleReservation, type CreditAccount } from '../../../lib/store/credits.js';
-import type { Db } from '../../../lib/store/db.js';
-import { openStore } from '../../../lib/store/open.js';
-import { createTestDatabase, distributedServicesAvailable } from '../../support/services.js';
+import { allowanceUsage } from '../../lib/billing/ledger.js';
+import { ledgerOf } from '../support/ledger.js';
+import type { Db } from '../../lib/store/db.js';
+import { openStore } from '../../lib/store/open.js';
+import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+import { newAccount } from '../support/accounts.js';
 
 const available = await distributedServicesAvailable();
 const CREDIT = 1_000_000;
@@ -35,12 +36,6 @@ describe.skipIf(!available)('settlement stripes on PostgreSQL (lib/store/settled
     await database?.drop();
   });
 
-  async function newAccount(allowanceMicro: number): Promise<CreditAccount> {
-    const organization = await createOrganization(db, 'stripes', { monthlyCreditsMicro: allowanceMicro, rateLimitPerSecond: 1, concurrencyLimit: 100 });
-    const project = await createProject(db, organization.id, 'stripes');
-    return { organizationId: organization.id, projectId: project.id, organizationCreatedAt: organization.created_at, monthlyCreditsMicro: allowanceMicro, environment: 'live' };
-  }
-
   /** Runs `work` while another transaction holds the row locks that `lockSql` takes, then rolls it back. */
   async function whileLocked<T>(lockSql: string, organizationId: string, work: () => Promise<T>): Promise<T> {
     await locker.query('BEGIN');
@@ -54,33 +49,33 @@ describe.skipIf(!available)('settlement stripes on PostgreSQL (lib/store/settled
   }
 
   it('settles while the period row is locked, holds while the stripes are, and the allowance stays exact', async () => {
-    const account = await newAccount(10 * CREDIT);
-    const first = await reserveCredits(impatient, account, 6 * CREDIT, 'first');
+    const account = await newAccount(db, 10 * CREDIT, { name: 'stripes', concurrencyLimit: 100 });
+    const first = await ledgerOf(impatient).hold(account, 6 * CREDIT, 'first');
     const settled = await whileLocked('SELECT 1 FROM credit_periods WHERE organization_id = $1 FOR UPDATE', account.organizationId, () =>
-      settleReservation(impatient, first.id, 4 * CREDIT, 'fetch'),
+      ledgerOf(impatient).settle(first.id, 4 * CREDIT, 'fetch'),
     );
     expect(settled).toBe(true);
-    expect(await settleReservation(impatient, first.id, 4 * CREDIT, 'fetch')).toBe(false);
-    expect(await periodUsage(db, account)).toMatchObject({ spentMicro: 4 * CREDIT, reservedMicro: 0 });
+    expect(await ledgerOf(impatient).settle(first.id, 4 * CREDIT, 'fetch')).toBe(false);
+    expect(await allowanceUsage(db, ledgerOf(db), account)).toMatchObject({ spentMicro: 4 * CREDIT, reservedMicro: 0 });
 
     // Spent 4 of 10: a hold of 6 fits, one more credit does not, whatever the stripes' locks.
     const second = await whileLocked('SELECT 1 FROM credit_settled WHERE organization_id = $1 FOR UPDATE', account.organizationId, async () => {
-      const held = await reserveCredits(impatient, account, 6 * CREDIT, 'second');
-      await expect(reserveCredits(impatient, account, CREDIT, 'third')).rejects.toMatchObject({ code: 'ERR::LIMIT::QUOTA_EXCEEDED' });
+      const held = await ledgerOf(impatient).hold(account, 6 * CREDIT, 'second');
+      await expect(ledgerOf(impatient).hold(account, CREDIT, 'third')).rejects.toMatchObject({ code: 'ERR::LIMIT::QUOTA_EXCEEDED' });
       return held;
     });
-    expect(await periodUsage(db, account)).toMatchObject({ spentMicro: 4 * CREDIT, reservedMicro: 6 * CREDIT });
+    expect(await allowanceUsage(db, ledgerOf(db), account)).toMatchObject({ spentMicro: 4 * CREDIT, reservedMicro: 6 * CREDIT });
     // Released at 0, the hold's amount is free again.
-    expect(await settleReservation(db, second.id, 0, 'fetch')).toBe(true);
-    expect(await periodUsage(db, account)).toMatchObject({ spentMicro: 4 * CREDIT, reservedMicro: 0 });
-    const third = await reserveCredits(db, account, 6 * CREDIT, 'third');
-    expect(await settleReservation(db, third.id, 6 * CREDIT, 'fetch')).toBe(true);
-    await expect(reserveCredits(db, account, 1, 'fourth')).rejects.toMatchObject({ code: 'ERR::LIMIT::QUOTA_EXCEEDED' });
-    expect(await periodUsage(db, account)).toMatchObject({ spentMicro: 10 * CREDIT, reservedMicro: 0 });
+    expect(await ledgerOf(db).settle(second.id, 0, 'fetch')).toBe(true);
+    expect(await allowanceUsage(db, ledgerOf(db), account)).toMatchObject({ spentMicro: 4 * CREDIT, reservedMicro: 0 });
+    const third = await ledgerOf(db).hold(account, 6 * CREDIT, 'third');
+    expect(await ledgerOf(db).settle(third.id, 6 * CREDIT, 'fetch')).toBe(true);
+    await expect(ledgerOf(db).hold(account, 1, 'fourth')).rejects.toMatchObject({ code: 'ERR::LIMIT::QUOTA_EXCEEDED' });
+    expect(await allowanceUsage(db, ledgerOf(db), account)).toMatchObject({ spentMicro: 10 * CREDIT, reservedMicro: 0 });
   });
 
   it('never lets holds pass the allowance together while settlements commit meanwhile', async () => {
-    const account = await newAccount(25 * CREDIT);
+    const account = await newAccount(db, 25 * CREDIT, { name: 'stripes', concurrencyLimit: 100 });
     let held = 0;
     let refused = 0;
     // 16 tasks hold 2 credits and settle 1 of them, until the allowance refuses: every hold
@@ -90,18 +85,18 @@ describe.skipIf(!available)('settlement stripes on PostgreSQL (lib/store/settled
         for (let round = 0; round < 10; round += 1) {
           let reservation;
           try {
-            reservation = await reserveCredits(db, account, 2 * CREDIT, `task-${task}-${round}`);
+            reservation = await ledgerOf(db).hold(account, 2 * CREDIT, `task-${task}-${round}`);
           } catch (error) {
             expect(error).toMatchObject({ code: 'ERR::LIMIT::QUOTA_EXCEEDED' });
             refused += 1;
             continue;
           }
           held += 1;
-          expect(await settleReservation(db, reservation.id, CREDIT, 'fetch')).toBe(true);
+          expect(await ledgerOf(db).settle(reservation.id, CREDIT, 'fetch')).toBe(true);
         }
       }),
     );
-    const usage = await periodUsage(db, account);
+    const usage = await allowanceUsage(db, ledgerOf(db), account);
     const ledger = await db.query<{ charged: number; settled: number }>(
       `SELECT sum(charged_micro)::bigint AS charged, count(*)::int AS settled FROM credit_reservations WHERE organization_id = $1`,
       [account.organizationId],
@@ -114,7 +109,7 @@ describe.skipIf(!available)('settlement stripes on PostgreSQL (lib/store/settled
     expect(refused).toBe(160 - held);
     // What is left is exactly what a hold can still take.
     const left = 25 * CREDIT - usage.spentMicro;
-    await expect(reserveCredits(db, account, left + 1, 'over')).rejects.toMatchObject({ code: 'ERR::LIMIT::QUOTA_EXCEEDED' });
-    expect(await settleReservation(db, (await reserveCredits(db, account, left, 'rest')).id, 0, 'fetch')).toBe(true);
+    await expect(ledgerOf(db).hold(account, left + 1, 'over')).rejects.toMatchObject({ code: 'ERR::LIMIT::QUOTA_EXCEEDED' });
+    expect(await ledgerOf(db).settle((await ledgerOf(db).hold(account, left, 'rest')).id, 0, 'fetch')).toBe(true);
   });
 });

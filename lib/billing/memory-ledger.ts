@@ -1,21 +1,11 @@
-import type { KeyEnvironment } from '../apikeys.js';
-import type { Queryable } from './db.js';
-import { GroupCommit } from './group-commit.js';
-
-/** One allowance month of one organization's ledger (live or test). */
-export interface PeriodKey {
-  organizationId: string;
-  periodStart: string;
-  environment: KeyEnvironment;
-}
-
-export interface MemoryHold extends PeriodKey {
-  id: string;
-  projectId: string;
-  amountMicro: number;
-  requestId: string | null;
-  createdAt: Date;
-}
+import { newId } from '../ids.js';
+import { allowancePeriod, isoDate } from '../store/allowance-period.js';
+import { createPeriodRow, periodUsedMicro, quotaExceeded, type CreditAccount, type Hold, type PeriodKey } from '../store/credits.js';
+import type { Queryable } from '../store/db.js';
+import { GroupCommit } from '../store/group-commit.js';
+import { writeSettledHolds, type MemoryHold, type MemorySettlement } from '../store/memory-hold-rows.js';
+import { settleStored } from '../store/stored-settlements.js';
+import type { Ledger } from './ledger.js';
 
 interface Period {
   /** spent + reserved of the period row as last known; never below the row's value (see `reload`). */
@@ -28,12 +18,6 @@ interface Period {
   /** Every increase of spent + reserved applied to `storeUsed` since start: what a reload must add back. */
   added: number;
   reloading: Promise<void> | null;
-}
-
-interface Settlement {
-  hold: MemoryHold;
-  chargedMicro: number;
-  engine: string | null;
 }
 
 /**
@@ -50,17 +34,39 @@ interface Settlement {
  * which the cache does not see, so the cache never undercounts; a hold that does not fit by the cache
  * reads the row again before refusing.
  */
-export class MemoryHolds {
+export class MemoryLedger implements Ledger {
   private readonly periods = new Map<string, Period>();
   private readonly open = new Map<string, MemoryHold>();
   // PGlite runs a statement on this thread: the write waits for the I/O callbacks ready now, so
   // settlements can queue behind it.
-  private readonly settlements = new GroupCommit<Settlement, boolean>((group) => this.writeGroup(group), { startAfterIo: true });
+  private readonly settlements = new GroupCommit<MemorySettlement, boolean>((group) => this.writeGroup(group), { startAfterIo: true });
 
   constructor(private readonly db: Queryable) {}
 
+  /** Holds `amountMicro` against the allowance month, or throws 402 QUOTA_EXCEEDED naming the reset date. */
+  async hold(account: CreditAccount, amountMicro: number, requestId: string | null = null, now = new Date()): Promise<Hold> {
+    const period = allowancePeriod(account.organizationCreatedAt, now);
+    const hold = {
+      id: newId(),
+      organizationId: account.organizationId,
+      periodStart: isoDate(period.start),
+      environment: account.environment,
+      projectId: account.projectId,
+      amountMicro,
+      requestId,
+      createdAt: now,
+    };
+    if (!(await this.holdInMemory(hold, account.monthlyCreditsMicro))) throw quotaExceeded(period.end);
+    return { id: hold.id, amountMicro };
+  }
+
+  /** A hold kept here is written settled, group-committed; any other (a batch item's) is a stored hold. */
+  settle(holdId: string, chargedMicro: number, engine: string | null = null, leaseHolder: string | null = null): Promise<boolean> {
+    return this.settleInMemory(holdId, chargedMicro, engine) ?? settleStored(this.db, { holdId, chargedMicro, engine, leaseHolder });
+  }
+
   /** Holds `hold.amountMicro` if it fits the allowance; false when it does not (the caller answers 402). */
-  async hold(hold: MemoryHold, allowanceMicro: number): Promise<boolean> {
+  async holdInMemory(hold: MemoryHold, allowanceMicro: number): Promise<boolean> {
     const period = this.period(hold);
     if (!this.fits(period, hold.amountMicro, allowanceMicro)) {
       await this.reload(hold, period);
@@ -99,7 +105,7 @@ export class MemoryHolds {
    * the period's spent are committed; rejects when that write failed (nothing was charged). Null when
    * `id` is no open hold of this process (settled already, or a store hold).
    */
-  settle(id: string, chargedMicro: number, engine: string | null): Promise<boolean> | null {
+  settleInMemory(id: string, chargedMicro: number, engine: string | null): Promise<boolean> | null {
     const hold = this.open.get(id);
     if (!hold) return null;
     this.open.delete(id);
@@ -146,17 +152,8 @@ export class MemoryHolds {
     period.reloading ??= (async () => {
       const addedBefore = period.added;
       try {
-        await this.db.query(
-          `INSERT INTO credit_periods (organization_id, period_start, environment) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-          [key.organizationId, key.periodStart, key.environment],
-          { name: 'credits_period_row' },
-        );
-        const result = await this.db.query<{ used: number }>(
-          `SELECT spent_micro + reserved_micro AS used FROM credit_period_totals WHERE organization_id = $1 AND period_start = $2 AND environment = $3`,
-          [key.organizationId, key.periodStart, key.environment],
-          { name: 'credits_period_used' },
-        );
-        period.storeUsed = Number(result.rows[0]?.used ?? 0) + (period.added - addedBefore);
+        await createPeriodRow(this.db, key);
+        period.storeUsed = (await periodUsedMicro(this.db, key)) + (period.added - addedBefore);
       } finally {
         period.reloading = null;
       }
@@ -165,10 +162,10 @@ export class MemoryHolds {
   }
 
   /** The settlements queued meanwhile, in one statement; their holds leave the period whether it was written or not. */
-  private async writeGroup(group: Settlement[]): Promise<boolean[]> {
+  private async writeGroup(group: MemorySettlement[]): Promise<boolean[]> {
     let written = false;
     try {
-      await writeSettled(this.db, group);
+      await writeSettledHolds(this.db, group);
       written = true;
     } finally {
       for (const { hold, chargedMicro } of group) {
@@ -184,50 +181,4 @@ export class MemoryHolds {
 
 function keyOf(key: PeriodKey): string {
   return `${key.organizationId}\u0000${key.periodStart}\u0000${key.environment}`;
-}
-
-/** The settled reservation rows and their periods' spent, in one statement. */
-async function writeSettled(db: Queryable, group: Settlement[]): Promise<void> {
-  if (group.length === 1) return writeOneSettled(db, group[0]);
-  const rows = group.map(({ hold, chargedMicro, engine }) => ({
-    id: hold.id,
-    organization_id: hold.organizationId,
-    project_id: hold.projectId,
-    period_start: hold.periodStart,
-    environment: hold.environment,
-    amount: hold.amountMicro,
-    charged: chargedMicro,
-    engine,
-    request_id: hold.requestId,
-    created_at: hold.createdAt.toISOString(),
-  }));
-  await db.query(
-    `WITH v AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id text, organization_id text, project_id text, period_start date,
-         environment text, amount bigint, charged bigint, engine text, request_id text, created_at timestamptz)),
-     settled AS (
-       INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro, request_id, created_at, settled_at, charged_micro, engine)
-       SELECT id, organization_id, project_id, period_start, environment, amount, request_id, created_at, now(), charged, engine FROM v
-       RETURNING organization_id, period_start, environment, charged_micro),
-     totals AS (
-       SELECT organization_id, period_start, environment, sum(charged_micro) AS charged FROM settled GROUP BY organization_id, period_start, environment)
-     UPDATE credit_periods p SET spent_micro = p.spent_micro + t.charged
-       FROM totals t
-      WHERE p.organization_id = t.organization_id AND p.period_start = t.period_start AND p.environment = t.environment`,
-    [JSON.stringify(rows)],
-    { name: 'credits_settle_memory' },
-  );
-}
-
-/** A settlement alone (no load): the same statement with plain parameters, cheaper than the JSON form. */
-async function writeOneSettled(db: Queryable, { hold, chargedMicro, engine }: Settlement): Promise<void> {
-  await db.query(
-    `WITH settled AS (
-       INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro, request_id, created_at, settled_at, charged_micro, engine)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), $9, $10))
-     UPDATE credit_periods SET spent_micro = spent_micro + $9
-      WHERE organization_id = $2 AND period_start = $4 AND environment = $5`,
-    [hold.id, hold.organizationId, hold.projectId, hold.periodStart, hold.environment, hold.amountMicro, hold.requestId, hold.createdAt, chargedMicro, engine],
-    { name: 'credits_settle_memory_one' },
-  );
 }

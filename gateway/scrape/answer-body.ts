@@ -1,5 +1,5 @@
 import type { ScrapeSuccess } from '../../lib/protocol/index.js';
-import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
+import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
 import type { ScrapeRecord } from './scrape-loop.js';
 
 /**

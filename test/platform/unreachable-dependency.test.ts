@@ -2,8 +2,8 @@ import { createServer } from 'node:net';
 import { ErrorCode, NatsError } from 'nats';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { toBusError } from '../../../../lib/bus/nats-reply-protocol.js';
-import { toServiceError } from '../../../../lib/errors/index.js';
+import { toBusError } from '../../lib/bus/nats-reply-protocol.js';
+import { toServiceError } from '../../lib/errors/index.js';
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {

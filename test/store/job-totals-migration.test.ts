@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../../lib/store/migrate.js';
-import type { PgliteDb } from '../../../lib/store/pglite-db.js';
-import { storeBeforeMigration } from '../../support/migration-store.js';
+import { migrate } from '../../lib/store/migrate.js';
+import type { PgliteDb } from '../../lib/store/pglite-db.js';
+import { storeBeforeMigration } from '../support/migration-store.js';
 
 const TOTALS = `SELECT items_queued AS queued, items_running AS running, items_succeeded AS succeeded, items_failed AS failed,
                        items_cancelled AS cancelled, items_skipped AS skipped, items_charged_micro AS charged,

@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { inOrder } from '../../../gateway/middleware/in-order.js';
+import { inOrder } from '../../gateway/middleware/in-order.js';
 
 /** An app whose /v1 layer is one `inOrder` of middlewares that mark the request, fail on demand, or answer. */
 function app() {
