@@ -17,6 +17,7 @@ import { scrapeRoutes, scrapeShortcut } from './routes/scrape.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { usageRoutes } from './routes/usage.js';
 import { batchRoutes } from './routes/batch.js';
+import { crawlRoutes } from './routes/crawl.js';
 import { referenceRoutes, REFERENCE_PATH } from './routes/reference.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
@@ -43,6 +44,7 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.use(sessionRoutes(context));
   app.use(usageRoutes(context));
   app.use(batchRoutes(context));
+  app.use(crawlRoutes(context));
   app.use(webhookRoutes(context));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ServiceError('ERR::REQUEST::NOT_FOUND', `No route ${req.method} ${req.path}`));
