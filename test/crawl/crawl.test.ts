@@ -156,6 +156,27 @@ describe('POST /v1/crawl', () => {
     expect((done.progress as Json).cancelled as number).toBeGreaterThan(0);
   });
 
+  it('stops cleanly, saying why, when the monthly allowance cannot hold the pages it found', async () => {
+    const pages: Record<string, string[]> = { '/': Array.from({ length: 20 }, (_, i) => `/m${i}`) };
+    for (let i = 0; i < 20; i += 1) pages[`/m${i}`] = [];
+    site = await startGeneratedSite({ pages });
+    const { rows } = await service.db.query<{ id: string; monthly_credits_micro: string }>(`SELECT id, monthly_credits_micro FROM organizations`);
+    const now = await ledger(service);
+    // Room for the seed and a few more pages, not for the 20 the seed links to.
+    await service.db.query(`UPDATE organizations SET monthly_credits_micro = $1`, [now.spent + now.reserved + 5_000_000]);
+    try {
+      const done = await crawlDone((await crawl({ url: `${site.origin}/`, sitemap: 'skip', scrape: { cache: false } })).id as string);
+      expect(done.status).toBe('completed');
+      expect((done.progress as Json).succeeded).toBe(1);
+      const stats = done.crawl as Json;
+      expect(stats.stopped_reason).toMatch(/^credits: /);
+      expect((stats.skipped as Json).credits).toBe(20);
+      expect(site.hits.has('/m0')).toBe(false);
+    } finally {
+      for (const row of rows) await service.db.query(`UPDATE organizations SET monthly_credits_micro = $2 WHERE id = $1`, [row.id, row.monthly_credits_micro]);
+    }
+  });
+
   it('refuses unknown fields and a url inside scrape, naming them', async () => {
     const unknown = await client.post('/v1/crawl', { url: 'http://127.0.0.1:1/', depth: 3 });
     expect(unknown.status).toBe(400);
