@@ -34,10 +34,10 @@ export async function stopAll(children: ChildProcess[]): Promise<void> {
   }
 }
 
-/** `trawler all` with the fetch engine, its PGlite store in a fresh data directory, default settings otherwise. */
-export async function startEmbeddedProcess(): Promise<ServiceProcesses> {
+/** `trawler all` with the fetch engine, its PGlite store in a fresh data directory, default settings otherwise (`settings` beside them). */
+export async function startEmbeddedProcess(settings: Record<string, string> = {}): Promise<ServiceProcesses> {
   const dataDir = mkdtempSync(join(tmpdir(), 'trawler-bench-'));
-  const service = startProcess(['all'], { DATA_DIR: dataDir, PORT: '0', EMBEDDED_ENGINES: 'fetch', TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true', ...UNLIMITED });
+  const service = startProcess(['all'], { DATA_DIR: dataDir, PORT: '0', EMBEDDED_ENGINES: 'fetch', TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true', ...UNLIMITED, ...settings });
   const url = await service.line(/"url":"([^"]+)"[^\n]*"msg":"gateway listening"/);
   const secret = await service.line(/svc_live_[a-z2-7]{52}/);
   return {
@@ -86,7 +86,7 @@ export function startProcess(args: string[], env: Record<string, string>, entry 
 }
 
 /** Null when PostgreSQL or NATS is not reachable (the row is then skipped). */
-export async function startDistributed(): Promise<ServiceProcesses | null> {
+export async function startDistributed(settings: Record<string, string> = {}): Promise<ServiceProcesses | null> {
   if (!(await distributedServicesAvailable())) return null;
   const database = await createTestDatabase();
   const env = {
@@ -97,6 +97,7 @@ export async function startDistributed(): Promise<ServiceProcesses | null> {
     METRICS_PORT: '0',
     TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true',
     ...UNLIMITED,
+    ...settings,
   };
   const gateway = startProcess(['gateway'], env);
   const url = await gateway.line(/"url":"([^"]+)"[^\n]*"msg":"gateway listening"/);

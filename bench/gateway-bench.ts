@@ -11,53 +11,11 @@ import { startTargetSite } from '../test/support/target-site.js';
 import { startDistributed, startEmbeddedProcess, type ServiceProcesses } from './distributed.js';
 import { fetchTierRequests } from './fetch-tier-requests.js';
 import { startArchitectureFloor } from './floor/start-floor.js';
+import { CONCURRENCY, figures, latencies, SEQUENTIAL, THROUGHPUT_SECONDS, throughput, type Figures } from './request-figures.js';
 
-const SEQUENTIAL = Number(process.env.BENCH_REQUESTS ?? 300);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
-const THROUGHPUT_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** A throughput run of each side before anything is measured (BENCH_WARMUP=0 skips it): see compare(). */
 const WARMUP = process.env.BENCH_WARMUP !== '0';
 const MODES = (process.env.BENCH_MODES ?? 'embedded,distributed,floor,in-process').split(',');
-
-interface Figures {
-  p50: number;
-  p95: number;
-  rps: number;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-async function latencies(run: () => Promise<void>, n: number): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n; i += 1) {
-    const start = performance.now();
-    await run();
-    out.push(performance.now() - start);
-  }
-  return out;
-}
-
-async function throughput(run: () => Promise<void>): Promise<number> {
-  const deadline = Date.now() + THROUGHPUT_SECONDS * 1000;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (Date.now() < deadline) {
-        await run();
-        done += 1;
-      }
-    }),
-  );
-  return done / THROUGHPUT_SECONDS;
-}
-
-async function figures(run: () => Promise<void>): Promise<Figures> {
-  const ms = await latencies(run, SEQUENTIAL);
-  return { p50: percentile(ms, 50), p95: percentile(ms, 95), rps: await throughput(run) };
-}
 
 /**
  * Direct and through-API, warmed up alike, measured one after the other in this run. The warm-up runs

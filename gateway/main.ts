@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Bus } from '../lib/bus/bus.js';
-import type { Config } from '../lib/config.js';
+import { docsBaseOf, type Config } from '../lib/config.js';
 import { createLimitedServer, gatewayServerLimits } from '../lib/http-server-limits.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from '../lib/store/db.js';
@@ -12,6 +12,8 @@ import { resealUnboundDefaultKeys } from '../lib/store/dashboard/keys.js';
 import { purgeSignInAttempts, SIGN_IN_WINDOW_MS } from '../lib/store/dashboard/sign-in-attempts.js';
 import { openSealingBox } from '../lib/store/sealing-key.js';
 import { createApp } from './app.js';
+import { closeLingering } from './lingering-close.js';
+import { recordRefused } from './request-log/record-refused.js';
 import { answerMalformedRequests } from './client-error.js';
 import { startRequestLogPurge } from './request-log/purge.js';
 import { startStoreMaintenance } from './store-maintenance.js';
@@ -83,7 +85,8 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const app = createApp(context, { draining: () => draining });
   // A request without Host reaches the app, which refuses it with a problem body (http-framing.ts).
   const server = createLimitedServer(app, gatewayServerLimits(deps.config), { requireHostHeader: false });
-  answerMalformedRequests(server, app, deps.config.DOCS_URL, deps.logger);
+  answerMalformedRequests(server, app, docsBaseOf(deps.config), deps.logger, recordRefused(context));
+  closeLingering(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.config.PORT, deps.config.HOST, () => resolve());

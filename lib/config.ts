@@ -31,7 +31,8 @@ export const ConfigSchema = z.object({
   DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /** Prefix for every NATS subject, so several deployments can share one NATS server. */
   NATS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
-  DOCS_URL: z.string().url().default('https://docs.trawler.dev'),
+  /** Base of problem `type`/`doc_url` links; unset: this deployment's own reference (`docsBaseOf`). */
+  DOCS_URL: z.string().url().optional(),
   TRAWLER_BOOTSTRAP_KEY: z.string().optional(),
   LOG_LEVEL: LogLevelSchema,
   /** Open connections one gateway accepts; one more is closed at once (docs/platform.md "Connection limits"). */
@@ -60,6 +61,8 @@ export const ConfigSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   WORKER_POOL: z.string().default('default'),
   WORKER_CAPACITY: z.coerce.number().int().min(1).max(1000).optional(),
+  /** Pages up to this many characters are converted on the worker's event loop, not a content thread (worker/content/limits.ts). */
+  CONTENT_INLINE_MAX_CHARS: z.coerce.number().int().min(0).max(1_000_000).optional(),
   /** Engines the all-in-one process starts: comma list, or `auto` (fetch + render engines whose browser is found). */
   EMBEDDED_ENGINES: z.string().default('auto'),
   CHROMIUM_PATH: z.string().optional(),
@@ -130,4 +133,18 @@ export function parseEnvironment<T extends z.ZodType>(schema: T, env: NodeJS.Pro
     throw new ConfigError(`invalid ${what}:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/** Where a deployment serves its own error reference: `{origin}/v1/reference/errors` (lib/api-reference/router.ts). */
+export const OWN_DOCS_PATH = '/v1/reference';
+
+/**
+ * The documentation base for problem links: DOCS_URL when the deployment sets one, else the gateway's own
+ * reference at the origin the caller reached (`origin`, e.g. from the Host header), so a self-hosted
+ * deployment never links to a documentation host it does not have.
+ */
+export function docsBaseOf(config: Pick<Config, 'DOCS_URL' | 'HOST' | 'PORT'>, origin?: string): string {
+  if (config.DOCS_URL) return config.DOCS_URL;
+  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  return `${origin ?? `http://${host}:${config.PORT}`}${OWN_DOCS_PATH}`;
 }

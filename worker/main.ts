@@ -25,7 +25,7 @@ export interface RunningWorkers {
 export async function startWorkers(deps: WorkerDeps, engines: EngineName[]): Promise<RunningWorkers> {
   const policy = { allowLoopback: deps.config.TRAWLER_ALLOW_LOOPBACK_TARGETS };
   const guard = await EgressGuard.start({ policy });
-  const content = new ContentPool();
+  const content = new ContentPool({ convertInlineMaxChars: deps.config.CONTENT_INLINE_MAX_CHARS });
   const nodes: WorkerNode[] = [];
   try {
     for (const name of engines) {

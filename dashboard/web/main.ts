@@ -4,6 +4,7 @@ import { joinPage, newWorkspacePage, signInPage } from './pages/account.js';
 import { batchPage } from './pages/batch.js';
 import { keysPage } from './pages/keys.js';
 import { membersPage } from './pages/members.js';
+import { playgroundPage } from './pages/playground.js';
 import { projectsPage } from './pages/projects.js';
 import { requestsPage } from './pages/requests.js';
 import { sessionsPage } from './pages/sessions.js';
@@ -12,6 +13,7 @@ import { problemBox, type Me, type Page } from './shell.js';
 
 const PAGES: Array<[string, string, Page]> = [
   ['usage', 'Usage', usagePage],
+  ['playground', 'Playground', playgroundPage],
   ['keys', 'API keys', keysPage],
   ['projects', 'Projects', projectsPage],
   ['requests', 'Request log', requestsPage],

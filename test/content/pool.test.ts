@@ -9,7 +9,7 @@ import { deeplyNestedPage, hugePage, PATHOLOGICAL_SELECTORS, widePage } from './
 // These tests are about results, not the deadline (tested below with its own pool): a loaded machine
 // may take far longer than the production deadline, so the shared pool gets a generous one.
 const HEAVY_MS = 180_000;
-const pool = new ContentPool({ threads: 2, timeoutMs: HEAVY_MS });
+const pool = new ContentPool({ threads: 2, timeoutMs: HEAVY_MS, convertInlineMaxChars: 0 });
 afterAll(() => pool.close());
 
 describe('ContentPool', () => {
@@ -28,7 +28,7 @@ describe('ContentPool', () => {
   });
 
   it('answers a small page the same on the caller\'s thread as on a worker thread', async () => {
-    const threadOnly = new ContentPool({ threads: 1, timeoutMs: HEAVY_MS, inlineMaxChars: 0 });
+    const threadOnly = new ContentPool({ threads: 1, timeoutMs: HEAVY_MS, inlineMaxChars: 0, convertInlineMaxChars: 0 });
     const shell = '<html><body><div id="root"></div><script src="/app.js"></script></body></html>';
     const inputs = [
       htmlInput(shell, 'https://app.example.com/'),
@@ -47,6 +47,30 @@ describe('ContentPool', () => {
       expect((await pool.run(inputs[0])).needsJavaScript).toBe(true);
     } finally {
       await threadOnly.close();
+    }
+  });
+
+  it('converts a small page on the caller\'s thread, with the same answer as on a worker thread', async () => {
+    // A thread's answer would miss this deadline: the task waits for the thread to start (hundreds of ms under tsx).
+    const inline = new ContentPool({ threads: 1, timeoutMs: 1, convertInlineMaxChars: 8192 });
+    const inputs = [
+      htmlInput(fixture('article.html'), 'https://journal.example.com/a', { response_format: 'markdown' }),
+      htmlInput(fixture('article.html'), 'https://journal.example.com/a', { response_format: 'text' }),
+      htmlInput(fixture('article.html'), 'https://journal.example.com/a', { response_format: 'json', links: true, autoparse: true }),
+      htmlInput(fixture('tables.html'), 'https://journal.example.com/t', { response_format: 'html', main_content_only: true }),
+    ];
+    try {
+      for (const input of inputs) {
+        const [here, there] = await Promise.all([inline.run(input), pool.run(input)]);
+        expect({ ...here, extractMs: 0 }).toEqual({ ...there, extractMs: 0 });
+      }
+      // Too many characters, or too many tags in few characters: a thread's work, and its deadline.
+      const long = htmlInput(`<html><body><p>${'word '.repeat(2000)}</p></body></html>`, 'https://e.example.com/', { response_format: 'markdown' });
+      const tagged = htmlInput(`<html><body>${'<p>x'.repeat(200)}</body></html>`, 'https://e.example.com/', { response_format: 'markdown' });
+      await expect(inline.run(long)).rejects.toMatchObject({ code: 'ERR::ENGINE::RENDER_FAILED' });
+      await expect(inline.run(tagged)).rejects.toMatchObject({ code: 'ERR::ENGINE::RENDER_FAILED' });
+    } finally {
+      await inline.close();
     }
   });
 

@@ -22,4 +22,18 @@ export const POOL_DEFAULTS = {
    * of CPU); above it a large page would hold the event loop for long.
    */
   inlineMaxChars: 4096,
+  /**
+   * Pages up to this many characters, and up to convertInlineMaxTags tags, are also converted (main
+   * content, markdown, text, the envelope) on the caller's thread (CONTENT_INLINE_MAX_CHARS overrides
+   * the characters). The hop to a thread and back cost 0.7-1.2 ms of CPU a page more than converting a
+   * 2-8 KB page on the caller's thread, on this 2-core machine: about as much as the conversion itself
+   * (bench/format-bench.ts, docs/content.md "Where a page is converted").
+   */
+  convertInlineMaxChars: 8192,
+  /**
+   * The conversion's cost grows faster than the page's tags (a page of 256 bare `<p>` took 100 times
+   * an article of 120 tags): the tag bound keeps what the event loop may be held for small, whatever
+   * the page. The 2.4 KB article of the benchmark has 123.
+   */
+  convertInlineMaxTags: 160,
 } as const;

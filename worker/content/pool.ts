@@ -16,6 +16,8 @@ export interface ContentPoolOptions {
   maxHeapMb?: number;
   /** Largest page (characters) answered as fetched that runs on the caller's thread; 0: none. */
   inlineMaxChars?: number;
+  /** Largest page (characters) converted (markdown, text, selection, envelope) on the caller's thread; 0: none. */
+  convertInlineMaxChars?: number;
 }
 
 /** From compiled JS the task is a sibling .js file; under vitest/tsx it is .ts and needs tsx's loader. */
@@ -30,23 +32,33 @@ function errorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }
 
+/** Whether `text` opens at most `limit` tags (counted as '<'), read only as far as needed. */
+function tagsAtMost(text: string, limit: number): boolean {
+  let count = 0;
+  for (let at = text.indexOf('<'); at >= 0; at = text.indexOf('<', at + 1)) if (++count > limit) return false;
+  return true;
+}
+
 /**
  * Runs the content pipeline on worker threads, so parsing and conversion never block the event
  * loop and one hostile page is bounded in time and memory. A small page answered as fetched (no
- * conversion: only the needs-JavaScript scan, linear in its length) runs on the caller's thread
- * instead, where it costs less than the hop to a thread and back (docs/platform.md, "Performance").
+ * conversion: only the needs-JavaScript scan, linear in its length), and a page of so few characters
+ * and tags that its conversion costs about what the hop to a thread and back does, run on the caller's thread instead
+ * (docs/content.md, "Where a page is converted").
  */
 export class ContentPool {
   private readonly pool: Piscina<ContentInput, ContentTaskResult>;
   private readonly timeoutMs: number;
   private readonly maxHeapMb: number;
   private readonly inlineMaxChars: number;
+  private readonly convertInlineMaxChars: number;
 
   constructor(opts: ContentPoolOptions = {}) {
     const threads = Math.max(1, opts.threads ?? availableParallelism());
     this.timeoutMs = opts.timeoutMs ?? POOL_DEFAULTS.timeoutMs;
     this.maxHeapMb = opts.maxHeapMb ?? POOL_DEFAULTS.maxHeapMb;
     this.inlineMaxChars = opts.inlineMaxChars ?? POOL_DEFAULTS.inlineMaxChars;
+    this.convertInlineMaxChars = opts.convertInlineMaxChars ?? POOL_DEFAULTS.convertInlineMaxChars;
     const { filename, execArgv } = taskScript();
     this.pool = new Piscina<ContentInput, ContentTaskResult>({
       filename,
@@ -67,7 +79,10 @@ export class ContentPool {
   }
 
   private runsInline(input: ContentInput): boolean {
-    return (input.page.text?.length ?? Infinity) <= this.inlineMaxChars && answersAsFetched(input);
+    const text = input.page.text;
+    if (text === null) return false;
+    if (text.length <= this.convertInlineMaxChars && tagsAtMost(text, POOL_DEFAULTS.convertInlineMaxTags)) return true;
+    return text.length <= this.inlineMaxChars && answersAsFetched(input);
   }
 
   private async onThread(input: ContentInput): Promise<ContentTaskResult> {

@@ -1,0 +1,109 @@
+/**
+ * Markdown and text with main_content_only against html through the API (issue 31): the same local
+ * article page (test/fixtures/pages/article.html, 2.4 KB; BENCH_PAGE_KB repeats its article up to
+ * that size) scraped as html (answered as fetched), as markdown and as text, in the embedded default
+ * (`trawler all` in a process of its own) and in distributed mode (gateway and fetch worker
+ * processes). The three formats alternate round by round in one service, so a change of load on the
+ * shared machine weighs on all of them; every round is printed. Targets: markdown and text add at most
+ * 1 ms p50 over html, and keep at least 0.8x its throughput. BENCH_MODES, BENCH_ROUNDS (3),
+ * BENCH_REQUESTS (sequential, 200), BENCH_SECONDS and BENCH_CONCURRENCY pick the runs;
+ * CONTENT_INLINE_MAX_CHARS, when set, is handed to the service (where its crossover was measured).
+ * Prints figures; not a test.
+ */
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startDistributed, startEmbeddedProcess, type ServiceProcesses } from './distributed.js';
+import { fetchTierRequests } from './fetch-tier-requests.js';
+import { procCpuMicros } from './proc-cpu.js';
+import { CONCURRENCY, figures, THROUGHPUT_SECONDS, throughput, type Figures } from './request-figures.js';
+
+const MODES = (process.env.BENCH_MODES ?? 'embedded,distributed').split(',');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SEQUENTIAL = Number(process.env.BENCH_REQUESTS ?? 200);
+const FORMATS: Array<[string, Record<string, unknown>]> = [
+  ['html', { response_format: 'html' }],
+  ['markdown', { response_format: 'markdown', main_content_only: true }],
+  ['text', { response_format: 'text', main_content_only: true }],
+];
+
+/** The fixture article, its article body repeated until the page is about `kilobytes` long. */
+export function benchPage(kilobytes: number | null): string {
+  const page = readFileSync(new URL('../test/fixtures/pages/article.html', import.meta.url), 'utf8');
+  if (kilobytes === null) return page;
+  const body = page.slice(page.indexOf('<h2>'), page.indexOf('</article>'));
+  const times = Math.max(1, Math.round((kilobytes * 1024 - page.length) / body.length) + 1);
+  return page.replace(body, body.repeat(times));
+}
+
+async function servePage(html: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/article.html`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Figures of one format, and the service's CPU per scrape (all its processes and threads): under load, the steadier measure of cost. */
+interface Measured extends Figures {
+  cpuMs: number;
+}
+
+function serviceCpuMicros(service: ServiceProcesses): number {
+  return service.pids.reduce((total, pid) => total + (procCpuMicros(`/proc/${pid}/stat`) ?? 0), 0);
+}
+
+async function measured(service: ServiceProcesses, run: () => Promise<void>): Promise<Measured> {
+  const before = serviceCpuMicros(service);
+  const f = await figures(run, SEQUENTIAL);
+  const requests = SEQUENTIAL + f.rps * THROUGHPUT_SECONDS;
+  return { ...f, cpuMs: (serviceCpuMicros(service) - before) / 1000 / requests };
+}
+
+function row(name: string, f: Measured, html: Measured | null): string {
+  const against = html
+    ? `   added p50 ${(f.p50 - html.p50).toFixed(2).padStart(5)} ms (<= 1), ${(f.rps / html.rps).toFixed(2)}x html's throughput (>= 0.8), ${(f.cpuMs - html.cpuMs).toFixed(2)} ms CPU more`
+    : '';
+  return `    ${name.padEnd(9)} p50 ${f.p50.toFixed(2).padStart(6)} ms  p95 ${f.p95.toFixed(2).padStart(6)} ms  ${f.rps.toFixed(0).padStart(5)} req/s  ${f.cpuMs.toFixed(2)} ms CPU/scrape${against}`;
+}
+
+async function measure(mode: string, service: ServiceProcesses, page: string): Promise<void> {
+  const runs = FORMATS.map(([name, fields]) => [name, fetchTierRequests(page, service, fields).viaApi] as const);
+  console.log(`${mode}:`);
+  try {
+    // Warm-up: every format at concurrency, so each path's code is optimised before it is timed.
+    for (const [, run] of runs) await throughput(run);
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      console.log(`  round ${round} of ${ROUNDS}`);
+      let html: Measured | null = null;
+      for (const [name, run] of runs) {
+        const figures = await measured(service, run);
+        console.log(row(name, figures, html));
+        html ??= figures;
+      }
+    }
+  } finally {
+    await service.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const kilobytes = process.env.BENCH_PAGE_KB ? Number(process.env.BENCH_PAGE_KB) : null;
+  const html = benchPage(kilobytes);
+  const site = await servePage(html);
+  const settings: Record<string, string> = process.env.CONTENT_INLINE_MAX_CHARS ? { CONTENT_INLINE_MAX_CHARS: process.env.CONTENT_INLINE_MAX_CHARS } : {};
+  console.log(`html, markdown and text (main_content_only) of a ${(html.length / 1024).toFixed(1)} KB article through POST /v1/scrape: ${SEQUENTIAL} sequential requests, then ${THROUGHPUT_SECONDS} s at concurrency ${CONCURRENCY}, per format and round${settings.CONTENT_INLINE_MAX_CHARS ? `; CONTENT_INLINE_MAX_CHARS=${settings.CONTENT_INLINE_MAX_CHARS}` : ''}`);
+  try {
+    if (MODES.includes('embedded')) await measure('embedded (`trawler all`, one process)', await startEmbeddedProcess(settings), site.url);
+    if (MODES.includes('distributed')) {
+      const service = await startDistributed(settings);
+      if (service === null) console.log('distributed: skipped, PostgreSQL or NATS not reachable');
+      else await measure('distributed (gateway and fetch worker processes, PostgreSQL + NATS)', service, site.url);
+    }
+  } finally {
+    await site.close();
+  }
+}
+
+await main();

@@ -1,0 +1,168 @@
+/**
+ * The little of the DOM that turndown reads, over nodes built by markdown-dom.ts: parents, siblings,
+ * children, attributes and text (kept per element until it changes, since turndown reads it for
+ * every node). Made for one conversion: cloneNode gives the node itself.
+ */
+export abstract class DomNode {
+  parentNode: DomElement | null = null;
+  previousSibling: DomNode | null = null;
+  nextSibling: DomNode | null = null;
+  // Set by turndown as it walks.
+  isBlock = false;
+  isCode = false;
+  isBlank = false;
+  flankingWhitespace: unknown = null;
+  abstract readonly nodeType: number;
+  abstract readonly nodeName: string;
+  abstract readonly textContent: string;
+
+  get parentElement(): DomElement | null {
+    return this.parentNode;
+  }
+
+  get nextElementSibling(): DomElement | null {
+    let node = this.nextSibling;
+    while (node && !(node instanceof DomElement)) node = node.nextSibling;
+    return node;
+  }
+
+  get previousElementSibling(): DomElement | null {
+    let node = this.previousSibling;
+    while (node && !(node instanceof DomElement)) node = node.previousSibling;
+    return node;
+  }
+
+  /** turndown copies its input before it changes it; this tree is made for one conversion. */
+  cloneNode(): this {
+    return this;
+  }
+}
+
+export class DomCharacterData extends DomNode {
+  constructor(
+    readonly nodeType: 3 | 8,
+    private value: string,
+  ) {
+    super();
+  }
+
+  get nodeName(): string {
+    return this.nodeType === 3 ? '#text' : '#comment';
+  }
+
+  get data(): string {
+    return this.value;
+  }
+
+  set data(value: string) {
+    this.value = value;
+    this.parentNode?.textChanged();
+  }
+
+  get nodeValue(): string {
+    return this.value;
+  }
+
+  get textContent(): string {
+    return this.value;
+  }
+}
+
+export class DomElement extends DomNode {
+  readonly nodeType = 1;
+  readonly nodeName: string;
+  firstChild: DomNode | null = null;
+  lastChild: DomNode | null = null;
+  /** Text of the subtree, kept until it changes (turndown reads it for every node). */
+  private text: string | null = null;
+  private elementChildren: DomElement[] | null = null;
+
+  constructor(
+    readonly localName: string,
+    private readonly attributes: Record<string, string>,
+  ) {
+    super();
+    this.nodeName = localName.toUpperCase();
+  }
+
+  append(child: DomNode): void {
+    child.parentNode = this;
+    child.previousSibling = this.lastChild;
+    if (this.lastChild) this.lastChild.nextSibling = child;
+    else this.firstChild = child;
+    this.lastChild = child;
+  }
+
+  removeChild(child: DomNode): DomNode {
+    if (child.previousSibling) child.previousSibling.nextSibling = child.nextSibling;
+    else this.firstChild = child.nextSibling;
+    if (child.nextSibling) child.nextSibling.previousSibling = child.previousSibling;
+    else this.lastChild = child.previousSibling;
+    child.parentNode = null;
+    child.previousSibling = null;
+    child.nextSibling = null;
+    this.elementChildren = null;
+    this.textChanged();
+    return child;
+  }
+
+  /** Forgets the kept text here and above (a subtree's text is kept only where its parts' texts are). */
+  textChanged(): void {
+    for (let node: DomElement | null = this; node && node.text !== null; node = node.parentNode) node.text = null;
+  }
+
+  get textContent(): string {
+    if (this.text === null) {
+      let text = '';
+      for (let child = this.firstChild; child; child = child.nextSibling) if (child.nodeType !== 8) text += child.textContent;
+      this.text = text;
+    }
+    return this.text;
+  }
+
+  get childNodes(): DomNode[] {
+    const nodes: DomNode[] = [];
+    for (let child = this.firstChild; child; child = child.nextSibling) nodes.push(child);
+    return nodes;
+  }
+
+  get children(): DomElement[] {
+    if (this.elementChildren === null) {
+      this.elementChildren = [];
+      for (let child = this.firstChild; child; child = child.nextSibling) if (child instanceof DomElement) this.elementChildren.push(child);
+    }
+    return this.elementChildren;
+  }
+
+  get firstElementChild(): DomElement | null {
+    return this.children[0] ?? null;
+  }
+
+  get lastElementChild(): DomElement | null {
+    const children = this.children;
+    return children[children.length - 1] ?? null;
+  }
+
+  getAttribute(name: string): string | null {
+    return this.attributes[name.toLowerCase()] ?? null;
+  }
+
+  hasAttribute(name: string): boolean {
+    return this.getAttribute(name) !== null;
+  }
+
+  /** Descendants named `name` (any case), in document order. */
+  getElementsByTagName(name: string): DomElement[] {
+    const wanted = name.toLowerCase();
+    const found: DomElement[] = [];
+    const visit = (parent: DomElement): void => {
+      for (let child = parent.firstChild; child; child = child.nextSibling) {
+        if (!(child instanceof DomElement)) continue;
+        if (child.localName === wanted) found.push(child);
+        visit(child);
+      }
+    };
+    visit(this);
+    return found;
+  }
+}
