@@ -24,6 +24,7 @@ import { projectRoutes } from './routes/projects.js';
 import { requestRoutes } from './routes/requests.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { usageRoutes } from './routes/usage.js';
+import { proxyExitRoutes } from './routes/proxy-exits.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 
 export interface MountedRouter {
@@ -63,7 +64,7 @@ export function createDashboardApp(
   app.use(accountRoutes(context));
   const { top, org } = workspaceRoutes(context);
   const signedIn = [requireUser(context), checkCsrf];
-  const orgRouters = [org, projectRoutes(context), keyRoutes(context), usageRoutes(context), requestRoutes(context), batchRoutes(context), sessionRoutes(context)];
+  const orgRouters = [org, projectRoutes(context), keyRoutes(context), usageRoutes(context), requestRoutes(context), batchRoutes(context), sessionRoutes(context), proxyExitRoutes(context)];
   orgRouters.push(playgroundRoutes(context, options.apiUrl), batchSubmitRoutes(context));
   app.use('/api/orgs/:orgId', ...signedIn, loadMembership(context), ...orgRouters);
   app.use('/api', ...signedIn, top);

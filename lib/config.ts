@@ -111,6 +111,13 @@ export const ConfigSchema = z.object({
   DASHBOARD_TRUST_PROXY: z.string().trim().min(1).default('loopback'),
   /** Hours a dashboard sign-in lasts. */
   DASHBOARD_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(12),
+  /** The managed proxy pool's exits, a JSON or YAML file (docs/proxy-pools.md); unset: no managed pool. */
+  PROXY_POOLS_FILE: optionalText,
+  /** A failing pool exit's first cooldown; each further consecutive failure doubles it up to PROXY_COOLDOWN_MAX_MS. */
+  PROXY_COOLDOWN_BASE_MS: z.coerce.number().int().min(1).max(86_400_000).default(30_000),
+  PROXY_COOLDOWN_MAX_MS: z.coerce.number().int().min(1).max(86_400_000).default(1_800_000),
+  /** How stale a gateway's copy of the pool health shared through the store may be; 0 reads it for every request. */
+  PROXY_HEALTH_REFRESH_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   /** First webhook retry delay; each later retry waits four times longer (5 attempts in all). */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
 });

@@ -9,6 +9,7 @@ import { projectsPage } from './pages/projects.js';
 import { requestsPage } from './pages/requests.js';
 import { sessionsPage } from './pages/sessions.js';
 import { usagePage } from './pages/usage.js';
+import { proxyExitsPage } from './pages/proxy-exits.js';
 import { problemBox, type Me, type Page } from './shell.js';
 
 const PAGES: Array<[string, string, Page]> = [
@@ -19,6 +20,7 @@ const PAGES: Array<[string, string, Page]> = [
   ['requests', 'Request log', requestsPage],
   ['batch', 'Batch jobs', batchPage],
   ['sessions', 'Sessions', sessionsPage],
+  ['proxy-exits', 'Proxy exits', proxyExitsPage],
   ['members', 'Members', membersPage],
 ];
 

@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import type { NetworkCapture, NetworkEntry } from '../../lib/scrape/network-capture-schema.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { SessionState } from '../../lib/protocol/index.js';
+import type { CountryGeo } from '../../lib/proxy-pool/geo.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { detectChallenge } from '../challenge/detect.js';
 import { EGRESS_ERROR_HEADER, type EgressLease } from '../egress/guard.js';
@@ -31,6 +32,8 @@ export interface RenderRequest {
   params: ScrapeParams;
   session: SessionState | null;
   lease: EgressLease;
+  /** Timezone and locale of the exit's country (lib/proxy-pool/geo.ts), or the browser's own. */
+  geo: CountryGeo | null;
   headful: boolean;
   /** Screenshots and PDF (chromium); obscura has no rasteriser. */
   canRasterise: boolean;
@@ -62,6 +65,8 @@ export async function renderPage(request: RenderRequest): Promise<RenderedPage> 
     viewport: request.headful ? VIEWPORT_HEADFUL : VIEWPORT_HEADLESS,
     acceptDownloads: false,
     serviceWorkers: 'block',
+    timezoneId: request.geo?.timezoneId,
+    locale: request.geo?.locale,
     storageState: request.session ? storageStateOf(request.session) : undefined,
   });
   let aborted = false;
