@@ -19,6 +19,7 @@ import { sessionRoutes } from './routes/sessions.js';
 import { usageRoutes } from './routes/usage.js';
 import { batchRoutes } from './routes/batch.js';
 import { operation, operationLabel } from './routes/declare.js';
+import { crawlRoutes } from './routes/crawl.js';
 import { referenceRoutes, REFERENCE_PATH } from './routes/reference.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { mcpRoutes } from './routes/mcp.js';
@@ -46,6 +47,7 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.use(sessionRoutes(context));
   app.use(usageRoutes(context));
   app.use(batchRoutes(context));
+  app.use(crawlRoutes(context));
   app.use(webhookRoutes(context));
   app.use(mcpRoutes(context));
   app.use((req: Request, _res: Response, next: NextFunction) => {

@@ -7,6 +7,7 @@ import type { GatewayContext } from '../context.js';
 import { answerBody } from '../scrape/answer-body.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
 import { newRecord, planScrape, runScrape } from '../scrape/scrape-loop.js';
+import { discoverLinks } from '../crawl/discovery.js';
 import { itemParams, parseJobParams } from './item-params.js';
 import type { ItemOutcome } from './lifecycle.js';
 
@@ -43,7 +44,10 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
       receivedAt,
       climb: false,
     }, record);
-    success = await runScrape(context, planned, record);
+    const scraped = await runScrape(context, planned, record);
+    // A crawl's page queues its links before its result is written (a failure here fails or retries the item).
+    await discoverLinks(context, item, scraped);
+    success = scraped;
   } catch (error) {
     failure = toServiceError(error);
     record.chargedMicro = 0;

@@ -6,6 +6,7 @@ import { cancelQueuedItems, failedItems, insertItems, resetFailedItems } from '.
 import { lockFailedItems } from '../../lib/store/batch/outcomes.js';
 import { getJob, insertJob, updateJob, TERMINAL_JOB_STATUSES, type JobRow } from '../../lib/store/batch/jobs.js';
 import { getEndpoint } from '../../lib/store/batch/webhooks.js';
+import type { Queryable } from '../../lib/store/db.js';
 import { creditAccountOf } from '../auth/credit-account.js';
 import type { Principal } from '../auth/key-resolver.js';
 import type { GatewayContext } from '../context.js';
@@ -37,7 +38,13 @@ function sessionIdOf(jobParams: unknown): string | null {
  * POST /v1/batch: validate and route every item, hold every item's dearest cost (402 and nothing is
  * created when the allowance cannot), then write job and items in one transaction, all queued.
  */
-export async function createJob(context: GatewayContext, principal: Principal, body: unknown): Promise<{ job: JobRow; warnings: string[] }> {
+export async function createJob(
+  context: GatewayContext,
+  principal: Principal,
+  body: unknown,
+  /** Runs in the creating transaction after the items are written (a crawl's own rows: gateway/crawl/service.ts). */
+  alsoWrite?: (tx: Queryable, jobId: string, items: ParsedItem[]) => Promise<void>,
+): Promise<{ job: JobRow; warnings: string[] }> {
   const projectDefaults = principal.project.defaults as ProjectDefaults;
   const submission = parseSubmission(body, await submissionContext(context, principal, projectDefaults, body));
   const { controls, items } = submission;
@@ -75,6 +82,7 @@ export async function createJob(context: GatewayContext, principal: Principal, b
       results_expire_at: new Date(submittedAt.getTime() + context.config.BATCH_RESULTS_RETENTION_HOURS * 3_600_000),
     });
     await insertItems(tx, id, newItems(items, 0, holdIds));
+    await alsoWrite?.(tx, id, items);
   });
   signalBatchWork(context.db);
   const job = await getJob(context.db, id, principal.project.id);
