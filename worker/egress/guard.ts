@@ -51,7 +51,8 @@ function filterRawHeaders(raw: string[]): string[] {
   return kept;
 }
 
-function pipeBoth(a: Duplex, b: Duplex): void {
+/** Bytes both ways; either side closing or failing closes both. */
+export function pipeBoth(a: Duplex, b: Duplex): void {
   a.pipe(b);
   b.pipe(a);
   const closeBoth = (): void => {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net, { type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { EgressLease } from '../../egress/guard.js';
+import { pipeBoth, type EgressLease } from '../../egress/guard.js';
 
 /**
  * A loopback forward proxy for one remote-browser connection, passing everything to the egress guard
@@ -65,16 +65,7 @@ export class LeaseProxy {
     const upstream = net.connect(this.guardPort, '127.0.0.1', () => {
       upstream.write(`CONNECT ${req.url} HTTP/1.1\r\nHost: ${req.url}\r\nProxy-Authorization: ${this.authorization}\r\n\r\n`);
       if (head.length > 0) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
     });
-    const closeBoth = (): void => {
-      upstream.destroy();
-      client.destroy();
-    };
-    upstream.on('error', closeBoth);
-    client.on('error', closeBoth);
-    upstream.once('close', closeBoth);
-    client.once('close', closeBoth);
+    pipeBoth(upstream, client);
   }
 }
