@@ -1,14 +1,17 @@
 /**
- * main_content_only against Mozilla Readability on ../shared/content-bench (real news pages with
- * human-marked article text). Every page is served from a loopback target and scraped THROUGH THE
- * API (embedded service) as text with main_content_only=true; Readability 0.6 on linkedom reads
- * the same pages in the same run; the collection's scorer rates both. Then, in a fresh process
+ * main_content_only against Mozilla Readability on the three development collections of
+ * ../shared/content-bench (real pages with human-marked main text: news, news/blogs/other sites,
+ * mixed pages). Every page is served from a loopback target and scraped THROUGH THE API (embedded
+ * service) as text with main_content_only=true; Readability 0.6 on linkedom reads the same pages in
+ * the same run; the collection's scorer rates both, on each collection and on its two halves (split
+ * by the first byte of the MD5 of the page's id, as docs/content.md's figures are). Then, in a fresh process
  * (bench/main-content-throughput.ts), text throughput against Readability and markdown throughput of
  * the content pipeline against turndown alone on the same pages. Prints figures; not a test.
  * Run: npx tsx bench/main-content-bench.ts (CONTENT_BENCH_DIR overrides where the collection is).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { jsonPost, startEmbedded } from '../test/support/embedded.js';
-import { COLLECTION, loadPages, megabytesOf, SET, type Page } from './main-content-pages.js';
+import { COLLECTION, loadPages, megabytesOf, setDir, SETS, type Page, type SetName } from './main-content-pages.js';
 
 const CONCURRENCY = 2;
 
@@ -95,40 +98,59 @@ function readability(pages: Page[]): { output: Record<string, { articleBody: str
   return { output, seconds: (performance.now() - started) / 1000 };
 }
 
-interface Scores {
-  table: string;
-  metrics: Record<string, { f1: number; precision: number; recall: number }>;
-}
+type Output = Record<string, { articleBody: string }>;
+type Metrics = Record<string, { f1: number; precision: number; recall: number }>;
 
-function score(outputs: Record<string, Record<string, { articleBody: string }>>): Scores {
-  const dir = mkdtempSync(path.join(tmpdir(), 'trawler-content-bench-'));
+/** The collection's scorer on `outputs`, restricted to the pages `ids` names; the outputs are kept for a look afterwards. */
+function score(set: SetName, ids: string[], outputs: Record<string, Output>): Metrics {
+  const dir = mkdtempSync(path.join(tmpdir(), `trawler-content-bench-${set}-`));
   mkdirSync(path.join(dir, 'output'));
-  copyFileSync(path.join(SET, 'ground-truth.json'), path.join(dir, 'ground-truth.json'));
-  for (const [name, output] of Object.entries(outputs)) writeFileSync(path.join(dir, 'output', `${name}.json`), JSON.stringify(output));
+  const truth = JSON.parse(readFileSync(path.join(setDir(set), 'ground-truth.json'), 'utf8')) as Record<string, unknown>;
+  const pick = <T>(all: Record<string, T>): Record<string, T> => Object.fromEntries(ids.map((id) => [id, all[id]]));
+  writeFileSync(path.join(dir, 'ground-truth.json'), JSON.stringify(pick(truth)));
+  for (const [name, output] of Object.entries(outputs)) writeFileSync(path.join(dir, 'output', `${name}.json`), JSON.stringify(pick(output)));
   const result = spawnSync('python3', [path.join(COLLECTION, 'evaluate.py'), '--n-bootstrap', '100', '--output', 'scores.json'], { cwd: dir, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`evaluate.py failed: ${result.stderr}`);
-  const metrics = JSON.parse(readFileSync(path.join(dir, 'scores.json'), 'utf8')) as Scores['metrics'];
-  return { table: `${result.stdout.trim()}\n(outputs kept in ${dir})`, metrics };
+  return JSON.parse(readFileSync(path.join(dir, 'scores.json'), 'utf8')) as Metrics;
+}
+
+/** Half A or B of a collection: the first byte of the MD5 of the page's id, below 128 or not. */
+function half(id: string): 'A' | 'B' {
+  return createHash('md5').update(id).digest()[0] < 128 ? 'A' : 'B';
+}
+
+async function measureSet(set: SetName): Promise<void> {
+  const pages = loadPages(set);
+  const megabytes = megabytesOf(pages);
+  console.log(`\n${set}: ${pages.length} pages, ${megabytes.toFixed(1)} MB of HTML; text, main_content_only=true (machine may be shared: compare the two sides, not runs)`);
+  const ours = await scrapeThroughApi(pages);
+  const reference = readability(pages);
+  const outputs = { trawler: ours.output, readability: reference.output };
+  const ids = pages.map((page) => page.id);
+  const parts: Array<[string, string[]]> = [['all', ids], ['half A', ids.filter((id) => half(id) === 'A')], ['half B', ids.filter((id) => half(id) === 'B')]];
+  const seconds: Record<string, number> = { trawler: ours.seconds, readability: reference.seconds };
+  for (const [part, subset] of parts) {
+    const metrics = score(set, subset, outputs);
+    for (const [name, label] of [['trawler', `trawler through the API (${CONCURRENCY} at a time; ${ours.failed})`], ['readability', 'readability 0.6 on linkedom, one core']]) {
+      const m = metrics[name];
+      const speed = part === 'all' ? `  ${(megabytes / seconds[name]).toFixed(2).padStart(6)} MB/s` : '';
+      console.log(`${set} ${part.padEnd(6)} ${label.padEnd(44)} F1 ${m.f1.toFixed(3)}  precision ${m.precision.toFixed(3)}  recall ${m.recall.toFixed(3)}${speed}`);
+    }
+    const ourF1 = metrics.trawler.f1;
+    const theirs = metrics.readability;
+    if (part === 'all') {
+      const target = ourF1 >= theirs.f1 + 0.03 && metrics.trawler.recall >= theirs.recall - 0.01;
+      console.log(`${set} target (F1 >= readability's + 0.03, recall >= readability's - 0.01): ${target ? 'met' : 'NOT met'}`);
+    }
+  }
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(path.join(SET, 'ground-truth.json'))) {
-    console.log(`skipped: the content-bench collection is not at ${COLLECTION} (set CONTENT_BENCH_DIR)`);
+  if (!existsSync(path.join(setDir('l3s-gn1'), 'ground-truth.json'))) {
+    console.log(`skipped: the content-bench collections are not at ${COLLECTION} (set CONTENT_BENCH_DIR)`);
     return;
   }
-  const pages = loadPages();
-  const megabytes = megabytesOf(pages);
-  console.log(`${pages.length} pages, ${megabytes.toFixed(1)} MB of HTML; text, main_content_only=true (machine may be shared: compare the two sides, not runs)`);
-  const ours = await scrapeThroughApi(pages);
-  const reference = readability(pages);
-  const { table, metrics } = score({ trawler: ours.output, readability: reference.output });
-  console.log(table);
-  const row = (label: string, name: string, seconds: number): void => {
-    const m = metrics[name];
-    console.log(`${label.padEnd(44)} F1 ${m.f1.toFixed(3)}  precision ${m.precision.toFixed(3)}  recall ${m.recall.toFixed(3)}  ${(megabytes / seconds).toFixed(2).padStart(6)} MB/s`);
-  };
-  row(`trawler through the API (${CONCURRENCY} at a time; ${ours.failed})`, 'trawler', ours.seconds);
-  row('readability 0.6 on linkedom, one core', 'readability', reference.seconds);
+  for (const set of SETS) await measureSet(set);
 
   // A fresh process: the API phase's heap and threads would weigh on the throughput lines.
   const throughput = fileURLToPath(new URL('./main-content-throughput.ts', import.meta.url));

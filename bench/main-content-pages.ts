@@ -1,14 +1,23 @@
-/** The pages of ../shared/content-bench's l3s-gn1 set, decoded as the fetch engine decodes them. */
-import { readdirSync, readFileSync } from 'node:fs';
+/** The pages of ../shared/content-bench's development collections, decoded as the fetch engine decodes them. */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { getEncoding } from 'encoding-sniffer';
-import iconv from 'iconv-lite';
+import { decodeText } from '../worker/fetch/body.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const COLLECTION = process.env.CONTENT_BENCH_DIR ?? path.resolve(ROOT, '..', 'shared', 'content-bench');
-export const SET = path.join(COLLECTION, 'l3s-gn1');
+/** ../shared/content-bench beside the checkout (or beside the folder of worktrees a checkout sits in). */
+export const COLLECTION =
+  process.env.CONTENT_BENCH_DIR ??
+  [path.resolve(ROOT, '..', 'shared', 'content-bench'), path.resolve(ROOT, '..', '..', 'shared', 'content-bench')].find((dir) => existsSync(dir)) ??
+  path.resolve(ROOT, '..', 'shared', 'content-bench');
+/** The development collections (README of the collection): news pages, news/blogs/other sites, all running text of mixed pages. */
+export const SETS = ['l3s-gn1', 'dragnet-dev', 'cleaneval-dev'] as const;
+export type SetName = (typeof SETS)[number];
+
+export function setDir(set: SetName): string {
+  return path.join(COLLECTION, set);
+}
 
 export interface Page {
   id: string;
@@ -17,14 +26,15 @@ export interface Page {
   bytes: number;
 }
 
-export function loadPages(): Page[] {
-  return readdirSync(path.join(SET, 'html'))
+export function loadPages(set: SetName): Page[] {
+  const dir = path.join(setDir(set), 'html');
+  return readdirSync(dir)
     .filter((name) => name.endsWith('.html.gz'))
     .sort()
     .map((name) => {
-      const gzipped = readFileSync(path.join(SET, 'html', name));
+      const gzipped = readFileSync(path.join(dir, name));
       const raw = gunzipSync(gzipped);
-      return { id: name.replace(/\.html\.gz$/, ''), gzipped, html: iconv.decode(raw, getEncoding(raw) ?? 'utf-8'), bytes: raw.length };
+      return { id: name.replace(/\.html\.gz$/, ''), gzipped, html: decodeText(raw, 'text/html', 'text/html'), bytes: raw.length };
     });
 }
 

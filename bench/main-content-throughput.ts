@@ -2,7 +2,7 @@
  * Throughput lines of bench/main-content-bench.ts, run in a process of their own (the bench spawns
  * this module after its API phase, whose heap and threads would otherwise weigh on them): in-process
  * text main_content_only beside Readability, and markdown main_content_only beside turndown alone,
- * on every third page, each pair interleaved page by page so that a change of load on the shared
+ * on every third page of the three development collections, each pair interleaved page by page so that a change of load on the shared
  * machine weighs on both sides alike. Wall-clock MB/s and CPU time per page for both sides, and
  * their ratio, per round (the first round also warms the JIT up for both sides).
  * Run alone: npx tsx bench/main-content-throughput.ts (ROUNDS=n, default 3).
@@ -14,7 +14,7 @@ import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 import { htmlInput } from '../test/content/helpers.js';
 import { processContent } from '../worker/content/pipeline.js';
-import { loadPages, megabytesOf, SET, type Page } from './main-content-pages.js';
+import { loadPages, megabytesOf, setDir, SETS, type Page } from './main-content-pages.js';
 
 /** The throughput lines run on every THROUGHPUT_EVERY-th page: a fixed amount of work, whatever the load. */
 const THROUGHPUT_EVERY = 3;
@@ -48,11 +48,11 @@ function timedPair(pages: Page[], left: (page: Page) => unknown, right: (page: P
 }
 
 function main(): void {
-  if (!existsSync(path.join(SET, 'html'))) {
-    console.log(`skipped: the content-bench collection is not at ${SET} (set CONTENT_BENCH_DIR)`);
+  if (!existsSync(path.join(setDir('l3s-gn1'), 'html'))) {
+    console.log(`skipped: the content-bench collections are not at ${setDir('l3s-gn1')} (set CONTENT_BENCH_DIR)`);
     return;
   }
-  const sample = loadPages().filter((_, index) => index % THROUGHPUT_EVERY === 0);
+  const sample = SETS.flatMap((set) => loadPages(set)).filter((_, index) => index % THROUGHPUT_EVERY === 0);
   const megabytes = megabytesOf(sample);
   const line = (label: string, side: Spent): void =>
     console.log(`${label.padEnd(44)} ${(megabytes / side.seconds).toFixed(2).padStart(6)} MB/s  ${(side.cpuMs / sample.length).toFixed(2).padStart(6)} ms CPU/page`);

@@ -51,7 +51,9 @@ export async function serve(config: Config, role: Role, name: string, extra: { d
       stops.unshift((grace) => gateway.stop(grace));
       process.stderr.write(`Trawler ${version} serving on ${gateway.url} (store: ${db.kind}, bus: ${bus.transport})\n`);
       if (config.DASHBOARD_PORT !== 'off') {
-        const dashboard = await startDashboard({ config, db, logger, box, apiUrl: gateway.url, routers: extra.dashboardRouters }, config.DASHBOARD_PORT);
+        const dashboard = await startDashboard({ config, db, logger, box, apiUrl: gateway.url, routers: extra.dashboardRouters }, config.DASHBOARD_PORT, (port, actual, reason) =>
+          logger.warn({ port, actual_port: actual, reason }, `dashboard port ${port} is ${reason}; the dashboard is on port ${actual} instead`),
+        );
         stops.unshift(() => dashboard.stop());
         if (created) await adoptDefaultKey(dashboard.context, created.organization.id, created.key.id, created.secret);
         process.stderr.write(`Dashboard on ${dashboard.url}\n`);

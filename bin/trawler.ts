@@ -27,6 +27,7 @@ API client (talks to a gateway: TRAWLER_API_URL, TRAWLER_API_KEY; see the README
   batch run <file|-> [-o results.ndjson]           submit URLs or JSONL items, follow with progress
   batch status|results|cancel|retry <id>
   requests [--errors] [id]  |  workers  |  usage
+  mcp                                              MCP server on stdio for agents (docs/mcp.md)
   trawler <command> --help                         flags of a client command
   trawler --version                                the version
 

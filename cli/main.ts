@@ -5,6 +5,7 @@ import { CliUsageError, EXIT, ExitWith, type ExitCode } from './exit-codes.js';
 import { ApiError, formatProblem } from './problem.js';
 import { requestsCommand, usageCommand, workersCommand } from './read-commands.js';
 import { scrapeCommand } from './scrape/command.js';
+import { mcpCommand } from './mcp-command.js';
 
 function program(): Command {
   const root = new Command('trawler')
@@ -12,7 +13,7 @@ function program(): Command {
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (text) => process.stdout.write(text), writeErr: (text) => process.stderr.write(text) });
-  for (const command of [scrapeCommand(), batchCommand(), requestsCommand(), workersCommand(), usageCommand()]) root.addCommand(command);
+  for (const command of [scrapeCommand(), batchCommand(), requestsCommand(), workersCommand(), usageCommand(), mcpCommand()]) root.addCommand(command);
   for (const command of root.commands) inherit(command);
   return root;
 }

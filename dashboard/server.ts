@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Config } from '../lib/config.js';
+import { OWN_DOCS_PATH, type Config } from '../lib/config.js';
 import { createLimitedServer, dashboardServerLimits } from '../lib/http-server-limits.js';
 import { ServiceError, problemBody, toServiceError } from '../lib/errors/index.js';
 import type { Logger } from '../lib/log.js';
+import { listenMovable, type PortMoved } from '../lib/movable-port.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import type { Db } from '../lib/store/db.js';
 import { packageRoot } from '../lib/version.js';
@@ -16,11 +17,14 @@ import { loadMembership } from './org-access.js';
 import { accountRoutes } from './routes/account.js';
 import { API_REFERENCE_PATH, apiReferenceRoutes } from './routes/api-reference.js';
 import { batchRoutes } from './routes/batch.js';
+import { BATCH_SUBMIT_BODY_LIMIT, batchSubmitRoutes } from './routes/batch-submit.js';
 import { keyRoutes } from './routes/keys.js';
+import { playgroundRoutes } from './routes/playground.js';
 import { projectRoutes } from './routes/projects.js';
 import { requestRoutes } from './routes/requests.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { usageRoutes } from './routes/usage.js';
+import { proxyExitRoutes } from './routes/proxy-exits.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 
 export interface MountedRouter {
@@ -54,11 +58,14 @@ export function createDashboardApp(
   app.disable('x-powered-by');
   app.set('trust proxy', context.config.DASHBOARD_TRUST_PROXY.split(',').map((peer) => peer.trim()));
   app.use(securityHeaders);
+  // A batch pasted or uploaded in the browser is larger than any other dashboard body.
+  app.post('/api/orgs/:orgId/projects/:projectId/batch', express.json({ limit: BATCH_SUBMIT_BODY_LIMIT }));
   app.use('/api', express.json({ limit: '64kb' }));
   app.use(accountRoutes(context));
   const { top, org } = workspaceRoutes(context);
   const signedIn = [requireUser(context), checkCsrf];
-  const orgRouters = [org, projectRoutes(context), keyRoutes(context), usageRoutes(context), requestRoutes(context), batchRoutes(context), sessionRoutes(context)];
+  const orgRouters = [org, projectRoutes(context), keyRoutes(context), usageRoutes(context), requestRoutes(context), batchRoutes(context), sessionRoutes(context), proxyExitRoutes(context)];
+  orgRouters.push(playgroundRoutes(context, options.apiUrl), batchSubmitRoutes(context));
   app.use('/api/orgs/:orgId', ...signedIn, loadMembership(context), ...orgRouters);
   app.use('/api', ...signedIn, top);
   app.use('/api', (req) => {
@@ -80,7 +87,8 @@ export function createDashboardApp(
     const serviceError = toServiceError(error);
     if (serviceError.code === 'ERR::INTERNAL::ERROR') context.logger.error({ err: serviceError.cause ?? error, path: req.path }, 'dashboard error');
     if (serviceError.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(serviceError.retryAfterSeconds));
-    const body = problemBody(serviceError, { docsUrl: context.config.DOCS_URL, instance: req.path });
+    // The dashboard's problems link to the gateway's own reference (or DOCS_URL), as the API's do.
+    const body = problemBody(serviceError, { docsUrl: context.config.DOCS_URL ?? `${options.apiUrl()}${OWN_DOCS_PATH}`, instance: req.path });
     res.status(body.status).type('application/problem+json').send(JSON.stringify(body));
   });
   return app;
@@ -103,8 +111,11 @@ export interface RunningDashboard {
   stop(): Promise<void>;
 }
 
-/** Listens on DASHBOARD_PORT (0: any free port) at HOST. */
-export async function startDashboard(deps: DashboardDeps, port: number): Promise<RunningDashboard> {
+/**
+ * Listens on DASHBOARD_PORT (0: any free port) at HOST. With `onMoved`, a taken port moves to the
+ * next free one like the metrics port (lib/movable-port.ts), so two gateways on one host both start.
+ */
+export async function startDashboard(deps: DashboardDeps, port: number, onMoved?: PortMoved): Promise<RunningDashboard> {
   let url = '';
   const context: DashboardContext = {
     db: deps.db,
@@ -116,12 +127,7 @@ export async function startDashboard(deps: DashboardDeps, port: number): Promise
   };
   const app = createDashboardApp(context, { assetsDir: deps.assetsDir ?? defaultAssetsDir(), routers: deps.routers ?? [], apiUrl: () => deps.apiUrl });
   const server = createLimitedServer(app, dashboardServerLimits(deps.config));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, deps.config.HOST, () => resolve());
-  });
-  const address = server.address();
-  const bound = typeof address === 'object' && address ? address.port : port;
+  const bound = await listenMovable(server, deps.config.HOST, port, onMoved);
   url = `http://${deps.config.HOST.includes(':') ? `[${deps.config.HOST}]` : deps.config.HOST}:${bound}`;
   return {
     server,

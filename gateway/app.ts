@@ -1,3 +1,4 @@
+import { docsBaseOf } from '../lib/config.js';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ServiceError } from '../lib/errors/index.js';
 import type { GatewayContext } from './context.js';
@@ -19,6 +20,7 @@ import { usageRoutes } from './routes/usage.js';
 import { batchRoutes } from './routes/batch.js';
 import { referenceRoutes, REFERENCE_PATH } from './routes/reference.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { mcpRoutes } from './routes/mcp.js';
 
 export const BROWSER_PATH = '/v1/browser';
 
@@ -44,6 +46,7 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.use(usageRoutes(context));
   app.use(batchRoutes(context));
   app.use(webhookRoutes(context));
+  app.use(mcpRoutes(context));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ServiceError('ERR::REQUEST::NOT_FOUND', `No route ${req.method} ${req.path}`));
   });
@@ -54,7 +57,7 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
       return;
     }
     sendProblem(req, res, normaliseExpressError(error), {
-      docsUrl: context.config.DOCS_URL,
+      docsUrl: docsBaseOf(context.config, req.get('host') ? `${req.protocol}://${req.get('host')}` : undefined),
       browserRoute: req.path === BROWSER_PATH,
     });
   });
@@ -84,7 +87,7 @@ function observe(context: GatewayContext) {
   };
 }
 
-const KNOWN_ROUTES = ['/healthz', '/readyz', '/v1/scrape', '/v1/workers', '/v1/browser', '/v1/requests', '/v1/usage', '/v1/usage/summary', '/v1/usage/reconciliation', '/v1/batch', '/v1/webhooks', '/v1/openapi.json'];
+const KNOWN_ROUTES = ['/healthz', '/readyz', '/v1/scrape', '/v1/workers', '/v1/browser', '/v1/requests', '/v1/usage', '/v1/usage/summary', '/v1/usage/reconciliation', '/v1/batch', '/v1/webhooks', '/v1/openapi.json', '/v1/mcp'];
 
 /** Bounded metric labels: a known route template, never a raw path with ids in it. */
 function routeLabel(req: Request): string {

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { ServiceError, problemBody } from '../lib/errors/index.js';
 import { newId } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
+import type { RecordRefused } from './request-log/record-refused.js';
 
 /** What Node's HTTP parser refused, in words a caller can act on (llhttp error codes). */
 const PARSER_DETAILS: Record<string, string> = {
@@ -26,13 +27,38 @@ const PARSER_DETAILS: Record<string, string> = {
 interface ParserError extends Error {
   code?: string;
   reason?: string;
+  /** The bytes the parser was reading when it failed (Node sets it): usually the whole request head. */
+  rawPacket?: Buffer;
+}
+
+/** Bounds what is read of a refused request's bytes: the head, within Node's 16 KiB header limit. */
+const HEAD_SCAN_BYTES = 16_384;
+const PATH_MAX_CHARS = 256;
+
+/**
+ * The request line and the Authorization header of a refused request, read from its raw bytes as
+ * far as they are readable (a line ends at CR, LF or NUL). Linear in the bytes scanned.
+ */
+export function headOf(raw: Buffer | undefined): { method: string; path: string; authorization: string | undefined } {
+  const text = raw === undefined ? '' : raw.subarray(0, HEAD_SCAN_BYTES).toString('latin1');
+  const end = text.indexOf('\r\n\r\n');
+  const lines = (end >= 0 ? text.slice(0, end) : text).split(/\r\n|\n/);
+  const [method = '', target = ''] = (lines[0] ?? '').split(' ');
+  let authorization: string | undefined;
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === 'authorization') authorization = line.slice(colon + 1).trim();
+  }
+  const readable = (value: string) => (/^[\x21-\x7e]+$/.test(value) ? value : '');
+  return { method: readable(method).slice(0, 16), path: readable(target.split('?')[0]).slice(0, PATH_MAX_CHARS), authorization };
 }
 
 /**
  * The raw answer to a request no route can see: a catalogue problem (400 ERR::REQUEST::INVALID; the
  * catalogue has no 408, 414 or 431) with its own X-Request-Id, closing the connection, since what
- * follows on it cannot be framed. Nothing reaches the request log: no key was read, so the record
- * could belong to no organization (docs/platform.md "Malformed HTTP").
+ * follows on it cannot be framed. When the request's head carried a valid key, the request log has
+ * the id before the answer leaves (gateway/request-log/record-refused.ts; docs/platform.md
+ * "Malformed HTTP").
  */
 export function rawProblemAnswer(detail: string, docsUrl: string, requestId: string): Buffer {
   const problem = problemBody(new ServiceError('ERR::REQUEST::INVALID', detail), { docsUrl, requestId });
@@ -54,22 +80,34 @@ export function rawProblemAnswer(detail: string, docsUrl: string, requestId: str
  * its parser refuses (`clientError`) and CONNECT (this is no proxy). Expectations and a missing Host
  * are left to the app (gateway/middleware/http-framing.ts), which answers them like any other error.
  */
-export function answerMalformedRequests(server: Server, app: RequestListener, docsUrl: string, logger: Logger): void {
+export function answerMalformedRequests(server: Server, app: RequestListener, docsUrl: string, logger: Logger, record?: RecordRefused): void {
+  // The answer waits for the key's lookup; more bytes on the socket meanwhile must not answer twice.
+  const refused = new WeakSet<Duplex>();
+  const refuse = async (socket: Duplex, detail: string, head: ReturnType<typeof headOf>) => {
+    refused.add(socket);
+    const requestId = newId();
+    const receivedAt = Date.now();
+    await record?.({ requestId, receivedAt, ...head, detail }).catch((error: unknown) => logger.warn({ err: error, request_id: requestId }, 'recording a refused request failed'));
+    socket.end(rawProblemAnswer(detail, docsUrl, requestId));
+    return requestId;
+  };
   server.on('clientError', (error: ParserError, socket: Socket) => {
     // A response already under way on this socket cannot be followed by another one.
     const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (refused.has(socket)) return;
     if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
       return;
     }
-    const requestId = newId();
-    logger.info({ request_id: requestId, code: error.code, reason: error.reason }, 'malformed request refused');
     const known = PARSER_DETAILS[error.code ?? ''] ?? 'The request is not well-formed HTTP/1.1';
     const detail = error.reason ? `${known} (parser: ${error.reason})` : known;
-    socket.end(rawProblemAnswer(detail, docsUrl, requestId));
+    void refuse(socket, detail, headOf(error.rawPacket)).then((requestId) =>
+      logger.info({ request_id: requestId, code: error.code, reason: error.reason }, 'malformed request refused'),
+    );
   });
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    socket.end(rawProblemAnswer('CONNECT is not served: this is an API, not a proxy', docsUrl, newId()));
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    const authorization = req.headers.authorization;
+    void refuse(socket, 'CONNECT is not served: this is an API, not a proxy', { method: 'CONNECT', path: '', authorization });
   });
   server.on('checkExpectation', app);
 }

@@ -1,16 +1,13 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { listenMovable, type PortMoved } from './movable-port.js';
 
 /** Default METRICS_PORT per program, so a gateway and workers on one host do not collide. */
 export const DEFAULT_METRICS_PORT = { gateway: 9464, worker: 9465 } as const;
 
-/** Ports tried after a taken one (9465, 9466, … for several workers), before any free port. */
-const NEXT_PORTS_TRIED = 10;
-
 export interface MetricsServerOptions {
   /** Where a taken port moved the server to; without it the port is fixed and a taken one is an error. */
-  onMoved?: (wanted: number, actual: number, reason: string) => void;
+  onMoved?: PortMoved;
   /** Adds /readyz: 200 while it returns true, 503 before (the operator: every watch has listed). */
   ready?: () => boolean;
 }
@@ -39,34 +36,6 @@ export async function serveMetrics(registry: Registry, host: string, port: numbe
       json(404, '{"status":"not found"}');
     }
   });
-  const movable = onMoved !== undefined && port !== 0;
-  const candidates = movable ? [...Array.from({ length: NEXT_PORTS_TRIED }, (_, i) => port + i).filter((p) => p <= 65535), 0] : [port];
-  let lastError: unknown = null;
-  for (const candidate of candidates) {
-    try {
-      await listen(server, host, candidate);
-      const actual = (server.address() as AddressInfo).port;
-      if (candidate !== port) onMoved?.(port, actual, describe(lastError));
-      return server;
-    } catch (error) {
-      lastError = error;
-    }
-  }
-  throw lastError;
-}
-
-function listen(server: Server, host: string, port: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const fail = (error: Error) => reject(error);
-    server.once('error', fail);
-    server.listen(port, host, () => {
-      server.off('error', fail);
-      resolve();
-    });
-  });
-}
-
-function describe(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  return code === 'EADDRINUSE' ? 'taken by another process' : String(code ?? error);
+  await listenMovable(server, host, port, onMoved);
+  return server;
 }

@@ -2,6 +2,7 @@ import { ServiceError, toServiceError } from '../lib/errors/index.js';
 import { SCRAPE_RESULT_TYPE, type ScrapeFailure, type ScrapeJob, type ScrapeResult } from '../lib/protocol/index.js';
 import type { ContentInput, ContentOutput } from './content/pipeline.js';
 import type { Engine, EngineContext, RawPage } from './engine.js';
+import { routeOf } from './egress/redact.js';
 
 export interface ContentRunner {
   run(input: ContentInput): Promise<ContentOutput>;
@@ -69,6 +70,7 @@ export async function runJob(engine: Engine, content: ContentRunner, job: Scrape
       needs_javascript: output.needsJavaScript,
       screenshot_delivered: wantsScreenshot(job) ? (page.screenshots?.length ?? 0) > 0 : null,
       session: page.session ?? null,
+      model_input: output.modelInput,
     };
   } catch (error) {
     const serviceError = toServiceError(error);
@@ -107,7 +109,7 @@ function failure(
     spans: { queue_ms: queueMs, engine_ms: engineMs, upstream_ms: page?.upstreamMs ?? null, extract_ms: null },
     bytes_in: page?.bytesIn ?? 0,
     proxy_bytes: page?.proxyBytes ?? 0,
-    proxy: page?.proxy ?? { source: job.params.proxy ? 'custom' : 'direct', endpoint: null, country: null },
+    proxy: page?.proxy ?? routeOf(job).use,
     blocked: page?.blocked ?? null,
     warnings: page?.warnings ?? [],
     error: wire,

@@ -1,4 +1,5 @@
 import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
+import { redactParams } from '../../lib/scrape/redact.js';
 import type { Queryable } from '../../lib/store/db.js';
 import { progressOf, type Progress } from '../../lib/store/batch/items.js';
 import { readJobTotals, type JobRow } from '../../lib/store/batch/jobs.js';
@@ -12,7 +13,7 @@ export function jobObject(job: JobRow, progress: Progress, warnings: string[] = 
   if (job.open) out.open = true;
   out.status_url = `/v1/batch/${job.id}`;
   out.results_url = `/v1/batch/${job.id}/results`;
-  out.params = { ...job.params, credit_budget_micro: job.credit_budget_micro === null ? null : Number(job.credit_budget_micro) };
+  out.params = { ...redactParams(job.params), credit_budget_micro: job.credit_budget_micro === null ? null : Number(job.credit_budget_micro) };
   out.total_items = Number(job.total_items);
   out.concurrency = job.concurrency;
   out.priority = job.priority;

@@ -45,22 +45,49 @@ async function readBody(req: Request, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > maxBytes) {
     req.resume();
-    throw new ServiceError('ERR::REQUEST::PAYLOAD_TOO_LARGE', `Request body is over ${maxBytes} bytes`);
+    throw tooLarge(req, maxBytes);
   }
   const received = receivedWhole(req, maxBytes);
   if (received) return received;
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    total += buffer.length;
-    if (total > maxBytes) {
+  return readStreamed(req, maxBytes);
+}
+
+/**
+ * Reads the body as it arrives. Past `maxBytes` the rest is left flowing and discarded, not the
+ * request destroyed: a destroyed request stops reading its socket, and a client still sending the
+ * rest would then never see the 413 (gateway/lingering-close.ts).
+ */
+function readStreamed(req: Request, maxBytes: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total <= maxBytes) return void chunks.push(chunk);
+      stop();
       req.resume();
-      throw new ServiceError('ERR::REQUEST::PAYLOAD_TOO_LARGE', `Request body is over ${maxBytes} bytes`);
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
+      reject(tooLarge(req, maxBytes));
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onClose = () => onError(new Error('the request closed before its body ended'));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+    req.once('close', onClose);
+  });
 }
 
 /**
@@ -80,4 +107,13 @@ function receivedWhole(req: Request, maxBytes: number): Buffer | null {
   const buffered = req.read() as Buffer | null;
   if (!req.readableEnded) req.resume();
   return buffered ?? Buffer.alloc(0);
+}
+
+/** The way past the bound for a batch: several calls to one open job (what `trawler batch run` does). */
+export const BATCH_SPLIT_HINT =
+  'split it: create the job with "open": true, add the rest with POST /v1/batch/{id}/items (at most 10,000 items per call), then POST /v1/batch/{id}/close; `trawler batch run FILE` does this for you';
+
+function tooLarge(req: Request, maxBytes: number): ServiceError {
+  const batch = req.originalUrl.startsWith('/v1/batch');
+  return new ServiceError('ERR::REQUEST::PAYLOAD_TOO_LARGE', `Request body is over ${maxBytes} bytes${batch ? `; ${BATCH_SPLIT_HINT}` : ''}`);
 }

@@ -38,7 +38,7 @@ export const BATCH_JOB_SCHEMA: JsonSchema = {
     open: { type: 'boolean' },
     status_url: { type: 'string' },
     results_url: { type: 'string' },
-    params: { type: 'object' },
+    params: { type: 'object', description: 'The job-level scrape parameters as sent, plus credit_budget_micro; the proxy password and credential-bearing custom_headers values read "[redacted]" (docs/batch.md, "Secrets in params").' },
     total_items: { type: 'integer' },
     concurrency: { type: 'integer' },
     priority: { type: 'integer' },
@@ -90,7 +90,7 @@ export const batchOperations: OperationSpec[] = [
     summary: 'Create a batch job',
     description: "Every item is validated and priced, and its dearest cost held, before anything is created.",
     access: 'batch',
-    requestBody: { required: true, description: 'Run controls, job-level parameters and the items.', schema: ref('BatchSubmission') },
+    requestBody: { required: true, description: 'Run controls, job-level parameters and the items.', schema: ref('BatchSubmission'), example: { name: 'two pages', urls: ['https://example.com/', 'https://example.org/'], response_format: 'markdown' } },
     responses: [{ status: 202, description: 'The job, queued.', content: jsonContent(ref('BatchJob')) }],
     errors: PARAMETER_ERRORS,
   },
@@ -135,6 +135,7 @@ export const batchOperations: OperationSpec[] = [
       required: true,
       description: "`urls` or `items`; they run with the job's stored parameters plus their own overrides. Run controls are accepted and ignored.",
       schema: ref('BatchSubmission'),
+      example: { urls: ['https://example.net/'] },
     },
     responses: [
       {

@@ -28,6 +28,9 @@ export function recordRequests(context: GatewayContext) {
       // The route's entry is built for this answer alone: completed in place rather than copied.
       const entry = res.locals.requestLogEntry ?? genericEntry(res, principal.project.id);
       entry.bytes_out = bytesOf(args[0], res);
+      // features' contents are the service's own (SPEC.md): the key that called and Trawler's own status,
+      // which the dashboard's log shows beside the target's (http_status).
+      entry.features = { ...entry.features, key_id: principal.key.id, answer_status: res.statusCode };
       context.requestLog.add(entry, principal.organization.id);
       return end(...args);
     };
@@ -44,27 +47,54 @@ function bytesOf(chunk: unknown, res: Response): number {
 
 function genericEntry(res: Response, projectId: string): RequestLogEntry {
   const { receivedAt, problem } = res.locals;
-  const totalMs = Date.now() - receivedAt;
-  return {
+  return plainEntry({
     id: res.locals.requestId,
-    created_at: new Date(receivedAt).toISOString(),
-    project_id: projectId,
+    receivedAt,
+    projectId,
+    httpStatus: res.statusCode,
+    errorCode: problem ? codeAnchor(problem.code) : null,
+    errorDetail: problem?.detail ?? null,
+    bytesIn: res.locals.bytesIn ?? 0,
+    route: res.req.baseUrl + (res.req.route?.path ?? res.req.path),
+    method: res.req.method,
+  });
+}
+
+export interface PlainEntryFields {
+  id: string;
+  receivedAt: number;
+  projectId: string;
+  httpStatus: number;
+  errorCode: string | null;
+  errorDetail: string | null;
+  bytesIn: number;
+  route: string;
+  method: string;
+}
+
+/** The entry of a request that ran no scrape: what any route, or a refused request, records. */
+export function plainEntry(fields: PlainEntryFields): RequestLogEntry {
+  const totalMs = Date.now() - fields.receivedAt;
+  return {
+    id: fields.id,
+    created_at: new Date(fields.receivedAt).toISOString(),
+    project_id: fields.projectId,
     engine: null,
-    status: statusOf(res.statusCode),
+    status: statusOf(fields.httpStatus),
     http_status: null,
-    error_code: problem ? codeAnchor(problem.code) : null,
-    error_detail: problem?.detail ?? null,
+    error_code: fields.errorCode,
+    error_detail: fields.errorDetail,
     attempts: 0,
     url: null,
     url_host: null,
     proxy: { source: 'direct', endpoint_id: null, provider: null, requested_tier: null, requested_country: null, country: null, sticky: false, reason: null, endpoints: [] },
     spans: { admission_ms: totalMs, dispatch_ms: 0, worker_ms: 0, queue_ms: 0, engine_ms: 0, upstream_ms: null, extract_ms: null, total_ms: totalMs },
     blocked: null,
-    bytes_in: res.locals.bytesIn ?? 0,
+    bytes_in: fields.bytesIn,
     bytes_out: 0,
     proxy_bytes: 0,
     credits_micro: 0,
-    features: { route: res.req.baseUrl + (res.req.route?.path ?? res.req.path), method: res.req.method },
+    features: { route: fields.route, method: fields.method },
   };
 }
 

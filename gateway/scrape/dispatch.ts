@@ -114,5 +114,8 @@ function busFailure(error: BusError, job: ScrapeJob, workerLost: ResponderWatchd
       return new ServiceError('ERR::INTERNAL::UNAVAILABLE', 'The message bus is not reachable');
     case 'incomplete':
       return new ServiceError('ERR::INTERNAL::ERROR', `The ${job.engine} worker's reply was incomplete`);
+    case 'too_large':
+      // docs/platform.md, "Bus protocol": a reply is bounded so no gateway buffers an unbounded one.
+      return new ServiceError('ERR::ENGINE::RENDER_FAILED', `The ${job.engine} worker's result is larger than a reply may carry (${error.message}); ask for less: a smaller network_capture, no full-page screenshot`);
   }
 }

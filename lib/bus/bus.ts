@@ -4,7 +4,7 @@ import type { z } from 'zod';
  * One bus interface, two transports (DESIGN.md decision 2): NATS in distributed mode, an in-process
  * transport in the embedded default. Payloads are bytes; callers encode with the protocol schemas.
  */
-export type BusErrorKind = 'no_responders' | 'timeout' | 'closed' | 'incomplete';
+export type BusErrorKind = 'no_responders' | 'timeout' | 'closed' | 'incomplete' | 'too_large';
 
 export class BusError extends Error {
   override name = 'BusError';

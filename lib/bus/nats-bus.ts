@@ -22,7 +22,7 @@ import {
   type RequestHandler,
   type RequestOptions,
 } from './bus.js';
-import { ACCEPT_WITHIN_MS, ACCEPTED_HEADER, FAILURE_HEADER, FINAL_HEADER, LENGTH_HEADER, toBusError } from './nats-reply-protocol.js';
+import { ACCEPT_WITHIN_MS, ACCEPTED_HEADER, FAILURE_HEADER, FINAL_HEADER, LENGTH_HEADER, MAX_REPLY_BYTES, TOO_LARGE_FAILURE, toBusError } from './nats-reply-protocol.js';
 import { ReplyInbox } from './reply-inbox.js';
 
 /** A request too large for one message travels through the JetStream object store; this names it. */
@@ -46,15 +46,16 @@ export class NatsBus implements Bus {
     private readonly connection: NatsConnection,
     private readonly namespace: string,
     private readonly acceptWithinMs: number,
+    private readonly maxReplyBytes: number,
   ) {
-    this.replies = new ReplyInbox(connection);
+    this.replies = new ReplyInbox(connection, maxReplyBytes);
   }
 
   /**
    * `namespace` prefixes every subject, so several deployments (or test runs) can share one NATS.
    * `acceptWithinMs`: when a request this bus serves is acknowledged (ACCEPT_WITHIN_MS; tests shorten it).
    */
-  static async connect(url: string, name: string, namespace = '', { acceptWithinMs = ACCEPT_WITHIN_MS } = {}): Promise<NatsBus> {
+  static async connect(url: string, name: string, namespace = '', { acceptWithinMs = ACCEPT_WITHIN_MS, maxReplyBytes = MAX_REPLY_BYTES } = {}): Promise<NatsBus> {
     const connection = await connect({
       servers: url.split(',').map((s) => s.trim()),
       name,
@@ -62,7 +63,7 @@ export class NatsBus implements Bus {
       reconnectTimeWait: 500,
       timeout: 5000,
     });
-    return new NatsBus(connection, namespace, acceptWithinMs);
+    return new NatsBus(connection, namespace, acceptWithinMs, maxReplyBytes);
   }
 
   private subject(subject: string): string {
@@ -175,13 +176,14 @@ export class NatsBus implements Bus {
       reply = await handler(msg.headers ? await this.incoming(msg) : msg.data);
     } catch (error) {
       clearTimeout(acceptance);
-      const failure = natsHeaders();
-      failure.set(FAILURE_HEADER, error instanceof Error ? error.message.slice(0, 200) : 'handler failed');
-      msg.respond(new Uint8Array([0x7b, 0x7d]), { headers: failure });
-      msg.respond(new Uint8Array(0));
+      respondFailure(msg, error instanceof Error ? error.message.slice(0, 200) : 'handler failed');
       return;
     }
     clearTimeout(acceptance);
+    if (reply.length > this.maxReplyBytes) {
+      respondFailure(msg, `${TOO_LARGE_FAILURE} ${reply.length} bytes, over the ${this.maxReplyBytes}-byte budget`);
+      return;
+    }
     for (let offset = 0; offset < reply.length; offset += chunkSize) {
       const chunk = reply.subarray(offset, offset + chunkSize);
       const last = offset + chunkSize >= reply.length;
@@ -198,6 +200,13 @@ export class NatsBus implements Bus {
     // Requesters of earlier versions end a reply here, not at the final mark.
     msg.respond(new Uint8Array(0));
   }
+}
+
+function respondFailure(msg: Msg, message: string): void {
+  const failure = natsHeaders();
+  failure.set(FAILURE_HEADER, message);
+  msg.respond(new Uint8Array([0x7b, 0x7d]), { headers: failure });
+  msg.respond(new Uint8Array(0));
 }
 
 function acknowledge(msg: Msg, responderId: string): void {

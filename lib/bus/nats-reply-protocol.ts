@@ -22,6 +22,14 @@ export const ACCEPT_WITHIN_MS = 1000;
  * it, which is all a requester of an earlier version waits for.
  */
 export const FINAL_HEADER = 'Trawler-Final';
+/**
+ * The most a reply may carry (docs/platform.md, "Bus protocol"): a responder refuses to send a larger
+ * one (a failure naming its size instead), and a requester stops reading one that announces or
+ * reaches more, so no gateway ever buffers an unbounded worker reply.
+ */
+export const MAX_REPLY_BYTES = 64 * 1024 * 1024;
+/** Starts the failure message of a reply refused for its size; requesters read it as BusError 'too_large'. */
+export const TOO_LARGE_FAILURE = 'reply too large:';
 /** The status NATS itself sends to the reply subject when nobody serves the request's subject. */
 export const NO_RESPONDERS_STATUS = 503;
 

@@ -1,10 +1,11 @@
 import { createInbox, type Msg, type NatsConnection, type Subscription } from 'nats';
 import { BusError, type RequestOptions } from './bus.js';
-import { ACCEPTED_HEADER, FAILURE_HEADER, FINAL_HEADER, LENGTH_HEADER, NO_RESPONDERS_STATUS, concat, toBusError } from './nats-reply-protocol.js';
+import { ACCEPTED_HEADER, FAILURE_HEADER, FINAL_HEADER, LENGTH_HEADER, NO_RESPONDERS_STATUS, TOO_LARGE_FAILURE, concat, toBusError } from './nats-reply-protocol.js';
 
 interface Pending {
   subject: string;
   chunks: Uint8Array[];
+  received: number;
   expected: number | null;
   onAccepted?: (responderId: string) => void;
   resolve: (reply: Uint8Array) => void;
@@ -26,7 +27,10 @@ export class ReplyInbox {
   private subscription: Subscription | null = null;
   private nextToken = 0;
 
-  constructor(private readonly connection: NatsConnection) {}
+  constructor(
+    private readonly connection: NatsConnection,
+    private readonly maxReplyBytes: number,
+  ) {}
 
   /** Sends one request through `publish` (given the reply subject) and resolves with the whole reply. */
   request(subject: string, publish: (replySubject: string) => void, options: RequestOptions): Promise<Uint8Array> {
@@ -39,6 +43,7 @@ export class ReplyInbox {
       this.pending.set(token, {
         subject,
         chunks: [],
+        received: 0,
         expected: null,
         onAccepted: options.onAccepted,
         resolve,
@@ -87,11 +92,17 @@ export class ReplyInbox {
     }
     const failure = headers?.get(FAILURE_HEADER);
     if (failure) {
-      this.finish(token, new BusError('incomplete', `responder failed: ${failure}`));
+      this.finish(token, new BusError(failure.startsWith(TOO_LARGE_FAILURE) ? 'too_large' : 'incomplete', `responder failed: ${failure}`));
       return;
     }
     const length = headers?.get(LENGTH_HEADER);
     if (length) pending.expected = Number(length);
+    pending.received += msg.data.length;
+    const size = Math.max(pending.expected ?? 0, pending.received);
+    if (size > this.maxReplyBytes) {
+      this.finish(token, new BusError('too_large', `reply on ${pending.subject} is ${size} bytes, over the ${this.maxReplyBytes}-byte budget`));
+      return;
+    }
     pending.chunks.push(msg.data);
     if (headers?.get(FINAL_HEADER)) this.finish(token, null);
   }

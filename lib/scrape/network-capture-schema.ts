@@ -7,6 +7,10 @@ export const NETWORK_CAPTURE_LIMITS = {
   maxBodyBytes: 1_048_576,
   defaultMaxBodyBytes: 65_536,
   maxPatternChars: 2_000,
+  /** Bytes of body text (UTF-8, or base64 characters) one capture keeps across all its entries. */
+  maxTotalBodyBytes: 8 * 1_048_576,
+  /** A body declaring a larger Content-Length is not read at all (reading is whole, before any cut). */
+  maxBodyReadBytes: 8 * 1_048_576,
 } as const;
 
 export const CAPTURE_RESOURCE_TYPES = [

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../gateway/webhooks/signature.js';
 import type { EmbeddedService } from '../support/embedded.js';
 import { startHeldSite } from '../support/held-site.js';
+import { startHttpProxy } from '../support/proxies.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import { BatchClient, startBatchService, type Json } from './helpers.js';
 
@@ -106,6 +107,40 @@ describe('webhooks', () => {
       rows = await service.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM webhook_deliveries WHERE job_id = $1', [job.id]);
     }
     expect(rows.rows).toEqual([{ status: 'delivered', attempts: 2 }]);
+  });
+});
+
+describe('secrets in a job\'s params', () => {
+  it('never shows the proxy password or credential-bearing header values, in answers or webhooks, yet runs with them', async () => {
+    const proxy = await startHttpProxy({ auth: { user: 'exit-7', pass: 'pw-SECRET-proxy' } });
+    try {
+      const endpoint = (await (await client.post('/v1/webhooks', { url: `${receiverUrl}/secrets` })).json()) as Json;
+      const headers = { Authorization: 'Bearer SECRET-bearer', 'X-Api-Key': 'SECRET-key', Cookie: 'sid=SECRET-cookie', 'Accept-Language': 'en-GB' };
+      const before = deliveries.length;
+      const submitted = await client.submit({ urls: [`${site.origin}/echo`], proxy: proxy.url, custom_headers: headers, webhook_endpoint_id: endpoint.id, cache: false });
+      const expected = { proxy: `${proxy.url.replace('pw-SECRET-proxy', '[redacted]')}`, custom_headers: { Authorization: '[redacted]', 'X-Api-Key': '[redacted]', Cookie: '[redacted]', 'Accept-Language': 'en-GB' } };
+      expect(submitted.params).toMatchObject(expected);
+      const id = submitted.id as string;
+      const finished = await client.waitTerminal(id);
+      expect(finished).toMatchObject({ status: 'completed', progress: { succeeded: 1 }, params: expected });
+      const list = await (await client.get('/v1/batch')).text();
+      expect(list).toContain(id);
+      const retried = await (await client.post(`/v1/batch/${id}/retry`)).text();
+      for (const shown of [JSON.stringify(submitted), JSON.stringify(finished), list, retried]) expect(shown).not.toContain('SECRET');
+      // The job ran with the real values: through the proxy, with the headers as given.
+      expect(proxy.connections()).toBeGreaterThan(0);
+      const result = (await client.results(id)).lines[0].result as Json;
+      const echoed = JSON.parse(result.content as string) as Json;
+      expect(echoed.headers).toMatchObject({ authorization: 'Bearer SECRET-bearer', 'x-api-key': 'SECRET-key', cookie: 'sid=SECRET-cookie' });
+      await deliveriesReach(before + 1);
+      const delivered = deliveries.slice(before).find((d) => (JSON.parse(d.body) as Json).id === id);
+      expect(JSON.parse(delivered!.body)).toMatchObject({ params: expected });
+      expect(delivered!.body).not.toContain('SECRET');
+      const stored = await service.db.query<{ payload: unknown }>('SELECT payload FROM webhook_deliveries WHERE job_id = $1', [id]);
+      expect(JSON.stringify(stored.rows)).not.toContain('SECRET');
+    } finally {
+      await proxy.close();
+    }
   });
 });
 

@@ -12,6 +12,15 @@ function pngSize(base64: string): { width: number; height: number } {
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
 
+/** A WebP image's height: lossy (VP8), lossless (VP8L) or extended (VP8X) layout. */
+function webpHeight(base64: string): number {
+  const bytes = Buffer.from(base64, 'base64');
+  const chunk = bytes.toString('latin1', 12, 16);
+  if (chunk === 'VP8X') return 1 + bytes.readUIntLE(27, 3);
+  if (chunk === 'VP8L') return 1 + ((bytes.readUInt32LE(21) >> 14) & 0x3fff);
+  return bytes.readUInt16LE(28) & 0x3fff;
+}
+
 describe('chromium engine', { timeout: 40_000 }, () => {
   it('renders client-side content', async () => {
     const page = await render({ url: `${fixture.site.origin}/client-rendered` });
@@ -38,6 +47,18 @@ describe('chromium engine', { timeout: 40_000 }, () => {
     const size = pngSize(element.screenshots![0].data);
     expect(size.height).toBeLessThan(100);
     expect(size.width).toBeLessThanOrEqual(800);
+  });
+
+  it.each([
+    ['a full-page png', { screenshot_fullpage: true }],
+    ['a full-page webp', { screenshot_fullpage: true, screenshot_format: 'webp' }],
+    ['an element taller than the limit', { screenshot_selector: '#tower' }],
+  ])('clips %s of a 40,000 px page to 16,383 px, saying so', async (_name, asked) => {
+    const page = await render({ url: `${fixture.site.origin}/tall`, screenshot: true, ...asked });
+    const shot = page.screenshots![0];
+    const height = shot.format === 'webp' ? webpHeight(shot.data) : pngSize(shot.data).height;
+    expect(height).toBe(16_383);
+    expect(page.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^SCREENSHOT_CLIPPED: the area was \d+x400\d\d px/)]));
   });
 
   it.each([
@@ -95,6 +116,19 @@ describe('chromium engine', { timeout: 40_000 }, () => {
     expect(late.text).toContain('Late content');
     const never = await render({ url: `${fixture.site.origin}/static`, wait_for: '#never', wait_for_timeout: 300 });
     expect(never.warnings).toContain('RENDER_DEGRADED');
+  });
+
+  it('waits for the page to settle by default: content a request at load brings is in the document', async () => {
+    const page = await render({ url: `${fixture.site.origin}/fetch-at-load` });
+    expect(page.text).toContain('Arrived after load');
+    expect(page.text).not.toContain('Loading…');
+  });
+
+  it('decodes a page with no declared charset as the fetch engine does (UTF-8), keeping text a script wrote', async () => {
+    const page = await render({ url: `${fixture.site.origin}/undeclared-charset` });
+    expect(page.text).toContain('café naïve über — ✓');
+    expect(page.text).toContain('script wrote é');
+    expect(page.text).not.toContain('Ã');
   });
 
   it('runs a form workflow and captures the page\'s fetch/XHR', async () => {

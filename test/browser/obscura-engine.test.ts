@@ -83,6 +83,34 @@ describe('obscura engine', { timeout: 30_000 }, () => {
     expect(entries[0].body).toBeNull();
   });
 
+  it('answers with a pathological url_pattern against long URLs (the pattern is matched in linear time)', async () => {
+    // As a backtracking regular expression this pattern took longer than the age of the universe here.
+    const url_pattern = `${'*a'.repeat(30)}*b`;
+    const long = `${fixture.site.origin}/static?q=${'a'.repeat(3000)}`;
+    const missed = await render({ url: long, network_capture: { url_pattern, resource_types: ['document'] } });
+    expect(missed.text).toContain('Static page');
+    expect(missed.network).toEqual([]);
+    const matched = await render({ url: `${long}b`, network_capture: { url_pattern, resource_types: ['document'] } });
+    expect((matched.network as Array<{ url: string }>).map((e) => e.url)).toEqual([`${long}b`]);
+  });
+
+  it('keeps at most 8 MiB of bodies per capture and reads no body declaring more, saying so', async () => {
+    const page = await render({
+      url: `${fixture.site.origin}/many-bodies`,
+      wait_for: '#out:not(:empty)',
+      network_capture: { url_pattern: '/bytes?', max_body_bytes: 1_048_576 },
+    });
+    const entries = page.network as Array<{ url: string; body: string | null; body_size: number | null; body_truncated: boolean }>;
+    expect(entries).toHaveLength(13);
+    const kept = entries.reduce((sum, e) => sum + (e.body?.length ?? 0), 0);
+    expect(kept).toBeLessThanOrEqual(8 * 1_048_576);
+    expect(kept).toBeGreaterThan(7 * 1_048_576);
+    expect(entries.filter((e) => e.body_truncated).length).toBeGreaterThanOrEqual(4);
+    const huge = entries.find((e) => e.url.includes('n=9437184'));
+    expect(huge).toMatchObject({ body: null, body_size: 9_437_184, body_truncated: true });
+    expect(page.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^NETWORK_CAPTURE_TRUNCATED: /)]));
+  });
+
   it('keeps the page inside the egress policy: no private address, file:, popup or download escapes', async () => {
     const page = await render({ url: `${fixture.site.origin}/ssrf`, block_resources: [] });
     expect(page.text).toContain('still here');

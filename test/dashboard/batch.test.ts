@@ -1,4 +1,12 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDashboard } from '../../dashboard/server.js';
+import { createLogger } from '../../lib/log.js';
+import { SecretBox } from '../../lib/secret-box.js';
 import { jsonPost } from '../support/embedded.js';
 import { until } from '../support/poll.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
@@ -91,10 +99,64 @@ describe('batch controls through the dashboard', () => {
     expect(lines).toHaveLength(3);
   });
 
+  it('passes result pages on as they arrive: the first page reaches the browser while the next is still awaited', async () => {
+    const id = await submit({ urls: [`${site.origin}/`, `${site.origin}/json`, `${site.origin}/static/article.html`] });
+    await until(() => job(id), (j) => j.status === 'completed', 60_000);
+    // Between a second dashboard and the gateway: pages of one result each, the later ones held until released.
+    let held = 0;
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const api = http.createServer((req, res) => {
+      const path = (req.url ?? '/').replace('limit=1000', 'limit=1');
+      void (async () => {
+        if (path.includes('cursor=')) {
+          held += 1;
+          await released;
+        }
+        const answer = await fetch(`${env.service.url}${path}`, { headers: { authorization: req.headers.authorization ?? '' } });
+        const headers: Record<string, string> = { 'content-type': answer.headers.get('content-type') ?? 'application/json' };
+        const cursor = answer.headers.get('x-next-cursor');
+        if (cursor) headers['x-next-cursor'] = cursor;
+        res.writeHead(answer.status, headers).end(Buffer.from(await answer.arrayBuffer()));
+      })();
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    const dashboard = await startDashboard(
+      { config: env.service.config, db: env.service.db, logger: createLogger('dashboard-test', 'silent'), box: new SecretBox(randomBytes(32)), apiUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, assetsDir: join(tmpdir(), 'no-assets') },
+      0,
+    );
+    try {
+      const cookie = await sessionCookie();
+      const received: string[] = [];
+      let ended = false;
+      const download = new Promise<number>((resolve, reject) => {
+        const request = http.get(`${dashboard.url}/api${base}/batch/${id}/results`, { headers: { cookie } }, (res) => {
+          res.setEncoding('utf8').on('data', (chunk: string) => received.push(chunk));
+          res.on('end', () => {
+            ended = true;
+            resolve(res.statusCode ?? 0);
+          });
+        });
+        request.on('error', reject);
+      });
+      await until(() => ({ text: received.join(''), held }), (state) => state.held === 1 && state.text.includes('\n'), 60_000, 20);
+      expect(ended).toBe(false);
+      expect(received.join('').trim().split('\n')).toHaveLength(1);
+      release();
+      expect(await download).toBe(200);
+      const lines = received.join('').trim().split('\n').map((line) => JSON.parse(line) as Json);
+      expect(lines.map((line) => line.seq)).toEqual([0, 1, 2]);
+    } finally {
+      release();
+      await dashboard.stop();
+      await new Promise<void>((resolve) => api.close(() => resolve()));
+    }
+  });
+
   it('lists the project’s jobs with their progress', async () => {
     const listed = await owner.get(`${base}/batch`);
     expect(listed.status).toBe(200);
-    expect(listed.body.batches.length).toBe(5);
+    expect(listed.body.batches.length).toBe(6);
     for (const entry of listed.body.batches) expect(entry.progress).toHaveProperty('percent_complete');
   });
 });

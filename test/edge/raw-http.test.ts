@@ -105,3 +105,108 @@ describe('malformed HTTP gets a problem+json answer with X-Request-Id (issue 8 i
     expect(isUlid(answer.headers['x-request-id'] ?? '')).toBe(true);
   });
 });
+
+/**
+ * Sends a request's head and then `bodyBytes` of body, reading nothing until all of it is written
+ * (as curl and most clients do: the socket does not even read from the kernel meanwhile), then
+ * resolves with the answer (an error only when none arrived). A server that closed while bytes were
+ * still arriving draws a TCP reset, which throws the unread answer away.
+ */
+function sendThenRead(head: string, bodyBytes: number, chunked: boolean): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const received: Buffer[] = [];
+    const socket = connect({
+      port,
+      host: '127.0.0.1',
+      onread: {
+        buffer: Buffer.alloc(65_536),
+        callback: (size: number, buffer: Uint8Array) => {
+          received.push(Buffer.from(buffer.subarray(0, size)));
+          if (complete(answerSoFar())) done();
+          return true;
+        },
+      },
+    });
+    socket.pause();
+    const answerSoFar = () => Buffer.concat(received).toString('utf8');
+    const complete = (text: string) => {
+      const split = text.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: (\d+)/i.exec(text.slice(0, split))?.[1];
+      return split >= 0 && length !== undefined && Buffer.byteLength(text.slice(split + 4)) >= Number(length);
+    };
+    const done = (error?: Error) => {
+      const text = answerSoFar();
+      if (text === '') reject(error ?? new Error('the connection closed with no answer'));
+      else resolve(text);
+      socket.destroy();
+    };
+    socket.on('close', () => done());
+    socket.on('error', done);
+    socket.write(raw(head));
+    const block = Buffer.alloc(65_536, 97);
+    const framed = chunked ? Buffer.concat([raw('10000\r\n'), block, raw('\r\n')]) : block;
+    let sent = 0;
+    const pump = () => {
+      while (sent < bodyBytes && !socket.destroyed) {
+        sent += block.length;
+        if (!socket.write(framed)) return void socket.once('drain', pump);
+      }
+      if (chunked && !socket.destroyed) socket.write(raw('0\r\n\r\n'));
+      socket.resume();
+    };
+    pump();
+  });
+}
+
+describe('a body the route does not read, on a connection the server closes (issue 27 item 8)', () => {
+  const routes: Array<[string, string]> = [
+    ['GET', '/v1/workers'],
+    ['POST', '/v1/sessions'],
+    ['POST', '/v1/sessions/s_unknown/release'],
+    ['DELETE', '/v1/sessions/s_unknown'],
+  ];
+  const framings: Array<[string, string, boolean]> = [
+    ['a huge Content-Length', 'Content-Length: 99999999999\r\n', false],
+    ['a 16 MiB chunked body', 'Transfer-Encoding: chunked\r\n', true],
+  ];
+  for (const [method, path] of routes) {
+    for (const [framing, header, chunked] of framings) {
+      it(`${method} ${path} with ${framing} is answered, with an X-Request-Id that resolves`, async () => {
+        const head = `${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${service.secret}\r\nContent-Type: application/json\r\nConnection: close\r\n${header}\r\n`;
+        const answer = await sendThenRead(head, 16 * 1_048_576, chunked);
+        expect(answer).toMatch(/^HTTP\/1\.1 [2-4]\d\d /);
+        const requestId = /\r\nX-Request-Id: (\w+)\r\n/i.exec(answer)?.[1] ?? '';
+        expect(isUlid(requestId)).toBe(true);
+        if (!answer.startsWith('HTTP/1.1 200')) expect(answer).toMatch(/\r\nContent-Type: application\/problem\+json/i);
+        const found = await fetch(`${service.url}/v1/requests/${requestId}`, { headers: { authorization: `Bearer ${service.secret}` } });
+        expect(found.status).toBe(200);
+      });
+    }
+  }
+});
+
+describe('a request refused before any route, sent with a valid key (issue 27 item 8)', () => {
+  const auth = () => `Authorization: Bearer ${service.secret}\r\n`;
+  const cases: Array<[string, () => Buffer]> = [
+    ['NUL in Content-Type', () => raw(`POST /v1/scrape HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: appl\0ication/json\r\nContent-Length: 2\r\n\r\n{}`)],
+    ['NUL in another header value', () => raw(`GET /v1/workers HTTP/1.1\r\nHost: x\r\n${auth()}X-A: a\0b\r\n\r\n`)],
+    ['a bare LF inside a header value', () => raw(`GET /v1/workers HTTP/1.1\r\nHost: x\r\n${auth()}X-A: a\nb\r\n\r\n`)],
+    ['CONNECT', () => raw(`CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n${auth()}\r\n`)],
+    ['a blank batch id', () => raw(`POST /v1/batch/%20/close HTTP/1.1\r\nHost: x\r\n${auth()}Connection: close\r\n\r\n`)],
+  ];
+  it.each(cases)('%s: the X-Request-Id of the problem answer resolves with GET /v1/requests/{id}', async (_name, bytes) => {
+    const answer = await exchange(bytes());
+    expect(answer.statusLine).toMatch(/^HTTP\/1\.1 4\d\d /);
+    expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const requestId = answer.headers['x-request-id'] ?? '';
+    const found = await fetch(`${service.url}/v1/requests/${requestId}`, { headers: { authorization: `Bearer ${service.secret}` } });
+    expect(found.status).toBe(200);
+    expect(((await found.json()) as { id: string }).id).toBe(requestId);
+  });
+
+  it('records nothing for a refused request without a valid key', async () => {
+    const answer = await exchange(raw('GET /v1/workers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer svc_live_nope\r\nX-A: a\0b\r\n\r\n'));
+    const found = await fetch(`${service.url}/v1/requests/${answer.headers['x-request-id'] ?? ''}`, { headers: { authorization: `Bearer ${service.secret}` } });
+    expect(found.status).toBe(404);
+  });
+});

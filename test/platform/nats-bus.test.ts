@@ -47,6 +47,30 @@ describe.skipIf(!available)('NATS transport', () => {
     await served.drain();
   });
 
+  it('bounds a reply: a responder refuses to send one over its budget, a requester stops reading one over its own', async () => {
+    const twoMiB = new Uint8Array(2 * 1024 * 1024).fill(7);
+    const strict = await NatsBus.connect(NATS_URL, 'test-strict', namespace, { maxReplyBytes: 1024 * 1024 });
+    try {
+      const refused = strict.serve('big.refused', 'refused', async () => twoMiB, 'responder-strict');
+      const failure = await requester.request('big.refused', new Uint8Array([1]), { timeoutMs: 10_000 }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(BusError);
+      expect(failure).toMatchObject({ kind: 'too_large', message: expect.stringContaining(`${twoMiB.length} bytes, over the 1048576-byte budget`) });
+      await refused.drain();
+      const generous = responder.serve('big.unread', 'unread', async () => twoMiB, 'responder-generous');
+      const unread = await strict.request('big.unread', new Uint8Array([1]), { timeoutMs: 10_000 }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(unread).toMatchObject({ kind: 'too_large', message: expect.stringContaining('over the 1048576-byte budget') });
+      await generous.drain();
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('sends no acceptance for a request answered within its acceptance window, only the reply and the sentinel', async () => {
     // A window far longer than the handler's wait, which does I/O of its own first (as a quick fetch does).
     const patient = await NatsBus.connect(NATS_URL, 'test-patient-responder', namespace, { acceptWithinMs: 600_000 });

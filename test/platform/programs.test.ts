@@ -84,6 +84,27 @@ describe('the embedded default as a program (npm start)', { timeout: 600_000 }, 
     expect(keys.map((key) => key.name)).toEqual(['Default']);
   });
 
+  it('keeps serving when its dashboard port is taken (a second program on one host): the dashboard moves, with a warning', async () => {
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+    const taken = (squatter.address() as AddressInfo).port;
+    const program = start({ DATA_DIR: dataDir, PORT: '0', METRICS_PORT: '0', EMBEDDED_ENGINES: 'fetch', DASHBOARD_PORT: String(taken) });
+    try {
+      const moved = await program.waitForLog((line) => line.port === taken && typeof line.actual_port === 'number');
+      expect(moved).toMatchObject({ level: 40, reason: 'taken by another process' });
+      expect(String(moved.msg)).toContain('dashboard');
+      await program.waitForLog((line) => line.msg === 'metrics listening');
+      const printed = /Dashboard on (http:\/\/\S+)/.exec(program.stderr.join(''));
+      expect(printed?.[1]).toBe(`http://127.0.0.1:${String(moved.actual_port)}`);
+      expect((await fetch(`${printed![1]}/api/me`)).status).toBe(401);
+      expect(program.process.exitCode).toBeNull();
+    } finally {
+      program.kill('SIGTERM');
+      await program.exited;
+      squatter.close();
+    }
+  });
+
   it('keeps serving when its metrics port is taken: metrics move to another port, with a warning', async () => {
     const squatter = createServer();
     await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));

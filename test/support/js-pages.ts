@@ -45,6 +45,25 @@ function pages(privateOrigin: string): Record<string, () => { status?: number; t
       body: html('<p>first</p><script>setTimeout(() => { const p = document.createElement("p"); p.id = "late"; p.textContent = "Late content"; document.body.append(p); }, 600);</script>'),
     }),
     '/static': () => ({ body: html('<h1>Static page</h1><p>No script here.</p>') }),
+    // A page far taller than a screenshot may be (40,000 px), with a tall element in it.
+    '/tall': () => ({ body: html('<div id="tower" style="height:40000px;width:300px;background:linear-gradient(#fff,#000)">tall</div>') }),
+    // Twelve 1 MiB bodies, then one of 9 MiB; #out fills once all have arrived.
+    '/many-bodies': () => ({
+      body: html(
+        '<p id="out"></p><script>const sizes = [...Array(12).fill(1048576), 9437184];' +
+          'Promise.all(sizes.map((n, i) => fetch(`/bytes?n=${n}&i=${i}`).then((r) => r.text())))' +
+          '.then((all) => { document.getElementById("out").textContent = String(all.length); });</script>',
+      ),
+    }),
+    /** UTF-8 bytes, no charset in the header, no meta: the fetch engine reads UTF-8, a browser windows-1252. */
+    '/undeclared-charset': () => ({
+      type: 'text/html',
+      body: Buffer.from('<!doctype html><html><head><title>Undeclared</title></head><body><p id="t">café naïve über — ✓</p><p id="js"></p><script>document.getElementById("js").textContent = "script wrote é";</script></body></html>', 'utf8'),
+    }),
+    /** Content from a request the page makes at load, answered 300 ms later (the settle wait). */
+    '/fetch-at-load': () => ({
+      body: html('<div id="app">Loading…</div><script>fetch("/api/late").then((r) => r.json()).then((d) => { document.getElementById("app").textContent = d.text; });</script>'),
+    }),
     '/infinite': () => ({
       body: html(
         '<ul id="list"></ul><script>let page = 0; const list = document.getElementById("list");' +
@@ -115,10 +134,21 @@ export async function startJsSite(): Promise<JsSite> {
     for (const wake of hitWaiters.get(url.pathname) ?? []) wake();
     hitWaiters.delete(url.pathname);
     if (url.pathname === '/slow') return; // Never answers; the socket closes with the site.
+    if (url.pathname === '/api/late') {
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: 'Arrived after load' })), 300);
+      return;
+    }
     if (url.pathname === '/api/items') {
       const page = Number(url.searchParams.get('page') ?? 0);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(Array.from({ length: 5 }, (_, i) => `item ${page * 5 + i + 1}`)));
+      return;
+    }
+    if (url.pathname === '/bytes') {
+      // `n` bytes of text, its length declared.
+      const size = Number(url.searchParams.get('n') ?? 0);
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(size) });
+      res.end(Buffer.alloc(size, 97));
       return;
     }
     if (url.pathname === '/echo-headers') {

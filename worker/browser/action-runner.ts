@@ -9,6 +9,8 @@ export interface ActionRunContext {
   canScreenshot: boolean;
   /** Default format and quality for screenshot steps that name none. */
   screenshotFormat: string;
+  /** Where a screenshot step's clip warning goes (the envelope's warnings). */
+  warnings?: string[];
 }
 
 export interface ActionRunOutcome {
@@ -110,7 +112,7 @@ async function runStep(page: Page, step: ActionStep, timeout: number, ctx: Actio
           format: step.format ?? ctx.screenshotFormat,
           quality: step.quality,
           timeoutMs: timeout,
-        }),
+        }, ctx.warnings),
       );
       return;
   }

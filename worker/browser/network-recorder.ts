@@ -1,25 +1,15 @@
 import type { Page, Response } from 'playwright-core';
 import {
+  NETWORK_CAPTURE_LIMITS,
   CAPTURE_RESOURCE_TYPES,
   type CaptureResourceType,
   type NetworkCapture,
   type NetworkEntry,
 } from '../../lib/scrape/network-capture-schema.js';
 import { EGRESS_ERROR_HEADER } from '../egress/guard.js';
+import { urlMatcher } from './url-pattern.js';
 
 const TEXTUAL = /^(text\/|application\/(json|[\w.+-]*\+json|javascript|xml|[\w.+-]*\+xml|x-www-form-urlencoded|graphql))/i;
-
-function globToRegExp(glob: string): RegExp {
-  const escaped = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('.*')}$`, 's');
-}
-
-function urlMatcher(pattern: string | undefined): (url: string) => boolean {
-  if (pattern === undefined) return () => true;
-  if (!pattern.includes('*')) return (url) => url.includes(pattern);
-  const re = globToRegExp(pattern);
-  return (url) => re.test(url);
-}
 
 function statusMatches(status: number, filters: Array<number | string> | undefined): boolean {
   if (filters === undefined) return true;
@@ -35,6 +25,9 @@ export class NetworkRecorder {
   private readonly pending = new Set<Promise<void>>();
   private readonly matchesUrl: (url: string) => boolean;
   private dropped = 0;
+  /** Body bytes this capture may still keep (NETWORK_CAPTURE_LIMITS.maxTotalBodyBytes). */
+  private bodyBytesLeft: number = NETWORK_CAPTURE_LIMITS.maxTotalBodyBytes;
+  private readonly notes = new Set<string>();
 
   constructor(
     private readonly capture: NetworkCapture,
@@ -84,26 +77,56 @@ export class NetworkRecorder {
       started_ms: Math.max(0, Date.now() - this.startedAt),
     };
     if (this.capture.include_request_headers) entry.request_headers = request.headers();
-    if (this.capture.include_bodies && !isRedirect(response.status())) {
-      try {
-        const body = await response.body();
-        const cut = body.subarray(0, this.capture.max_body_bytes);
-        const textual = mimeType === null || TEXTUAL.test(mimeType);
-        entry.body = textual ? cut.toString('utf8') : cut.toString('base64');
-        entry.body_encoding = textual ? 'utf8' : 'base64';
-        entry.body_size = body.length;
-        entry.body_truncated = body.length > cut.length;
-      } catch {
-        // Body gone (page navigated away, or the request failed); the entry stays without one.
-      }
-    }
+    if (this.capture.include_bodies && !isRedirect(response.status())) await this.readBody(response, entry, mimeType);
     this.entries.push(entry);
   }
 
-  async finish(): Promise<{ entries: NetworkEntry[]; dropped: number }> {
+  /**
+   * The body, cut at `max_body_bytes` and within what the capture may still keep. Playwright reads a
+   * body whole, so one declaring more than `maxBodyReadBytes` is not read at all; one past the
+   * capture's budget is left out. Either way the entry says `body_truncated` with `body` null, and
+   * the envelope carries a NETWORK_CAPTURE_TRUNCATED warning (docs/browser-engines.md).
+   */
+  private async readBody(response: Response, entry: NetworkEntry, mimeType: string | null): Promise<void> {
+    const declared = Number(response.headers()['content-length'] ?? Number.NaN);
+    if (declared > NETWORK_CAPTURE_LIMITS.maxBodyReadBytes) {
+      entry.body_size = declared;
+      entry.body_truncated = true;
+      this.notes.add(`NETWORK_CAPTURE_TRUNCATED: bodies over ${NETWORK_CAPTURE_LIMITS.maxBodyReadBytes} bytes are not read`);
+      return;
+    }
+    if (this.bodyBytesLeft <= 0) return this.overBudget(entry);
+    try {
+      const body = await response.body();
+      const textual = mimeType === null || TEXTUAL.test(mimeType);
+      // base64 takes 4 characters for 3 bytes: the cut is in body bytes, the budget in kept characters.
+      const room = textual ? this.bodyBytesLeft : Math.floor(this.bodyBytesLeft / 4) * 3;
+      // Other bodies read meanwhile may have used the rest.
+      if (room <= 0) {
+        entry.body_size = body.length;
+        return this.overBudget(entry);
+      }
+      const cut = body.subarray(0, Math.min(this.capture.max_body_bytes, room));
+      entry.body = textual ? cut.toString('utf8') : cut.toString('base64');
+      entry.body_encoding = textual ? 'utf8' : 'base64';
+      entry.body_size = body.length;
+      entry.body_truncated = body.length > cut.length;
+      this.bodyBytesLeft -= textual ? cut.length : entry.body.length;
+      if (cut.length < Math.min(this.capture.max_body_bytes, body.length)) this.overBudget(null);
+    } catch {
+      // Body gone (page navigated away, or the request failed); the entry stays without one.
+    }
+  }
+
+  private overBudget(entry: NetworkEntry | null): void {
+    if (entry) entry.body_truncated = true;
+    this.notes.add(`NETWORK_CAPTURE_TRUNCATED: the capture keeps at most ${NETWORK_CAPTURE_LIMITS.maxTotalBodyBytes} bytes of bodies; later bodies are cut or left out`);
+  }
+
+  async finish(): Promise<{ entries: NetworkEntry[]; dropped: number; warnings: string[] }> {
     await Promise.allSettled([...this.pending]);
     const entries = [...this.entries].sort((a, b) => a.started_ms - b.started_ms);
-    return { entries, dropped: this.dropped };
+    return { entries, dropped: this.dropped, warnings: [...this.notes] };
   }
 }
 

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import net, { type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { pipeBoth, type EgressLease } from '../../egress/guard.js';
+import type { EgressLease } from '../../egress/guard.js';
+import { pipeBoth } from '../../egress/relay.js';
 
 /**
  * A loopback forward proxy for one remote-browser connection, passing everything to the egress guard

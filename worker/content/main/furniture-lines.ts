@@ -43,37 +43,10 @@ export function isCaption(owner: Element): boolean {
   return false;
 }
 
-/** Under these lengths (characters) a line without a sentence's end is a label, byline or section name, not prose. */
-export const MAX_LEAD_LABEL = 60;
-export const MAX_TAIL_LABEL = 40;
+/** Under this length (characters) a line without a sentence's end is a section name or box title, not prose. */
+const MAX_TAIL_LABEL = 40;
 
-/**
- * A short line that does not end as a sentence does ("By JOHN SMITH", "Associated Press Writer",
- * "Staff and agencies", "Latest News", "Site Tools"): between the headline and the first prose
- * paragraph it is a byline, dateline or credit; after the last prose paragraph, a section name
- * or a box's title. Headings between the headline and the story are its subheadings and stay.
- */
-export function isLeadLabel(paragraph: Paragraph): boolean {
-  return !paragraph.heading && isLabelNotSentence(paragraph);
-}
-
-/** A lead label or box title: short, a word in it, not data, not ending as a sentence. */
-function isLabelNotSentence(paragraph: Paragraph): boolean {
-  return isLabel(paragraph, MAX_LEAD_LABEL) && !/[.!?"”]$/.test(paragraph.text);
-}
-
-/** A deck under the headline ("Claims of song plagiarism dropped") has more words than a box's title. */
-const MAX_BOX_TITLE_WORDS = 3;
-
-/**
- * A heading of a few words that does not end as a sentence: between the headline and the story's
- * first prose, unless the prose follows it directly (then it is a subheading), it is the title of a
- * box whose links have gone ("Subscription Deals", "Latest News", "Rugby Union").
- */
-export function isBoxTitle(paragraph: Paragraph): boolean {
-  return paragraph.heading && paragraph.text.split(' ').length <= MAX_BOX_TITLE_WORDS && isLabelNotSentence(paragraph);
-}
-
+/** After the last prose paragraph, a short line that does not end as a sentence ("Latest News", "Site Tools") is a section name or a box's title. */
 export function isTailLabel(paragraph: Paragraph): boolean {
   return isLabel(paragraph, MAX_TAIL_LABEL) && !/[.!?:"”)]$/.test(paragraph.text);
 }

@@ -1,7 +1,8 @@
-import type { AnyNode, ParentNode } from 'domhandler';
+import type { AnyNode, Element as DomElement, ParentNode } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { flatText } from '../document.js';
 import { parsedCopy } from '../parsed-copy.js';
+import { findElements } from '../walk.js';
 import { readabilityArticle } from './article.js';
 import { buildPage, refillBody, type AttributeSet } from './dom.js';
 import { chooseHeadline, type HeadlineSource } from './headline.js';
@@ -36,17 +37,36 @@ function chars(nodes: AnyNode[]): number {
   return nodes.reduce((sum, node) => sum + normalised(flatText(node)).length, 0);
 }
 
-/** Readability keeps the headline out of its content; the headline belongs to the article (`text`: its normalised text). */
-function withHeadline(article: Element, text: string, title: string): AnyNode[] {
+/** The first element among `nodes` and under them that `take` accepts. */
+function firstHeading(nodes: AnyNode[], take: (element: DomElement) => boolean): DomElement | undefined {
+  for (const node of nodes) {
+    if (node.type !== 'tag') continue;
+    if (take(node)) return node;
+    const [found] = findElements(node, take, () => true, 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Readability keeps the headline out of its content, or keeps the page's h1 as an h2; the headline
+ * belongs to the article as its h1 (`text`: the article's normalised text; `h1s`: the page's h1 texts).
+ */
+function withHeadline(article: Element, text: string, title: string, h1s: string[]): AnyNode[] {
   const headline = normalised(title);
   const elements = [article];
-  // When the pick holds the headline further down, the article starts there (dropNoiseParagraphs).
-  if (headline !== '' && !text.includes(headline)) {
+  const held = headline !== '' && text.includes(headline);
+  if (headline !== '' && !held) {
     const h1 = article.ownerDocument.createElement('h1');
     h1.textContent = title;
     elements.unshift(h1);
   }
-  return parsedCopy(elements) ?? parseDocument(elements.map((element) => element.outerHTML).join('')).children;
+  const nodes = parsedCopy(elements) ?? parseDocument(elements.map((element) => element.outerHTML).join('')).children;
+  if (held && h1s.some((h1) => normalised(h1) === headline)) {
+    const demoted = firstHeading(nodes, (element) => element.name === 'h2' && normalised(flatText(element)) === headline);
+    if (demoted) demoted.name = 'h1';
+  }
+  return nodes;
 }
 
 /**
@@ -70,11 +90,11 @@ export function selectMainContent(body: ParentNode, head: AnyNode[], headlines: 
     articleText = normalised(article.content.textContent ?? '');
     if (articleText.length >= MIN_ARTICLE_CHARS || articleText.length >= chars(body.children) / 3) {
       const headline = chooseHeadline(headlines, articleText, article.title);
-      return { nodes: dropNoiseParagraphs(withHeadline(article.content, articleText, headline), headline), source: 'article' };
+      return { nodes: dropNoiseParagraphs(withHeadline(article.content, articleText, headline, headlines.h1s)), source: 'article' };
     }
   }
   const prose = proseBlocks(body);
   if (chars(prose) > articleText.length) return { nodes: prose, source: 'baseline' };
-  if (article && articleText.length > 0) return { nodes: withHeadline(article.content, articleText, chooseHeadline(headlines, articleText, article.title)), source: 'article' };
+  if (article && articleText.length > 0) return { nodes: withHeadline(article.content, articleText, chooseHeadline(headlines, articleText, article.title), headlines.h1s), source: 'article' };
   return { nodes: [...body.children], source: 'page' };
 }

@@ -1,9 +1,12 @@
 /**
  * Class/id words and roles that mark page furniture rather than article text, in the manner of
- * trafilatura's and boilerpipe's boilerplate lists. Matched on word boundaries of class and id.
+ * trafilatura's and boilerpipe's boilerplate lists. A word counts at the start or the end of a class
+ * or id ("comment-body", "post-footer-comments"), not inside one: "entry-category-social_business"
+ * is an article filed under a category.
  */
 function wordPattern(words: string[]): RegExp {
-  return new RegExp(`(?:^|[-_\\s])(${words.join('|')})(?:$|[-_\\s])`, 'i');
+  const alternatives = words.join('|');
+  return new RegExp(`(?:^|\\s)(?:${alternatives})(?:$|[-_\\s])|(?:^|[-_\\s])(?:${alternatives})(?:$|\\s)`, 'i');
 }
 
 /** Never article text, whatever other words the class carries ("comment-body" is a comment). */
@@ -14,19 +17,6 @@ export const STRONG_FURNITURE_WORDS = wordPattern([
   'cookies?', 'consent', 'gdpr', 'cmp', 'newsletter', 'subscribe', 'signup', 'paywall',
   'ads?', 'advert', 'adverts', 'advertisement', 'adsbygoogle', 'ad-slot', 'adslot', 'sponsor', 'sponsored', 'promo',
 ]);
-
-/** Furniture unless the class also names content ("main-nav" goes, "nav-content" stays). */
-export const FURNITURE_WORDS = wordPattern([
-  'discussion', 'read-more', 'readmore', 'popular', 'trending', 'most-read', 'mostread', 'most-popular', 'teasers?',
-  'socials', 'subscription', 'promotion',
-  'nav', 'navbar', 'navigation', 'menu', 'breadcrumbs?', 'skip-link', 'pagination', 'pager',
-  'sidebar', 'side-bar', 'rail', 'widget', 'widgets', 'footer', 'masthead', 'site-header',
-  'tags', 'tag-list', 'taglist', 'keywords', 'author-bio', 'print', 'toolbar', 'tools',
-  'popup', 'modal', 'overlay', 'banner', 'hidden', 'visually-hidden', 'sr-only',
-]);
-
-/** Words on a wrapper that make it a content container whatever else its class says. */
-export const CONTENT_WORDS = /(?:^|[-_\s])(article|articlebody|article-body|story|story-body|post-body|entry-content|post-content|main-content|content-body|text|body)(?:$|[-_\s])/i;
 
 /** Elements that are never article text. */
 export const FURNITURE_TAGS = 'nav, aside, menu, button, select, input, textarea, label, dialog, iframe, object, embed, canvas, noscript, template, svg';

@@ -1,5 +1,4 @@
 import { descendantsNamed, linkDensity, textLength } from './dom.js';
-import { trimBlocks } from './blocks.js';
 import { FURNITURE_HEADING } from './patterns.js';
 
 const BLOCKS = new Set(['ul', 'ol', 'dl', 'table', 'div', 'section', 'p', 'nav']);
@@ -47,5 +46,4 @@ export function cleanArticle(article: Element): void {
     heading.remove();
   }
   for (const image of descendantsNamed(article, IMAGES)) if (isDecorative(image)) image.remove();
-  trimBlocks(article);
 }

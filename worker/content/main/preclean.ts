@@ -1,5 +1,5 @@
 import type { AnyNode, Element, ParentNode } from 'domhandler';
-import { CONTENT_WORDS, FURNITURE_ROLES, FURNITURE_TAGS, FURNITURE_WORDS, HIDDEN_STYLE, STRONG_FURNITURE_WORDS } from './patterns.js';
+import { FURNITURE_ROLES, FURNITURE_TAGS, HIDDEN_STYLE, STRONG_FURNITURE_WORDS } from './patterns.js';
 
 /** Search, login and sign-up forms are small; a form wrapping the whole page (ASP.NET) is layout. */
 const SMALL_FORM_CHARS = 300;
@@ -90,9 +90,10 @@ function looksLikeFurniture(element: Element, insideArticle: boolean): boolean {
   if (attribs.role && FURNITURE_ROLE_SET.has(attribs.role)) return true;
   if (attribs['aria-hidden'] === 'true' || 'hidden' in attribs) return true;
   if (attribs.style && HIDDEN_STYLE.test(attribs.style)) return true;
+  // Weaker names (nav, menu, sidebar, widget, tags, footer...) are not trusted: blog platforms put
+  // the post itself in a "widget" and tag it "tag-x"; Readability's own scoring weighs those names.
   const marker = `${attribs.id ?? ''} ${attribs.class ?? ''}`.trim();
-  if (marker === '') return false;
-  return STRONG_FURNITURE_WORDS.test(marker) || (FURNITURE_WORDS.test(marker) && !CONTENT_WORDS.test(marker));
+  return marker !== '' && STRONG_FURNITURE_WORDS.test(marker);
 }
 
 /**
