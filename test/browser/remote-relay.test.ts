@@ -120,6 +120,13 @@ describe('remote browser relay', { timeout: 60_000 }, () => {
     const page = await browser.contexts()[0].newPage();
     await expect(page.goto('file:///etc/passwd')).rejects.toThrow(/Only http, https, about and data URLs/);
     await expect(page.goto('chrome://version')).rejects.toThrow(/Only http, https, about and data URLs/);
+    // A page sending itself to file: is stopped by Chromium's own rule for web content.
+    const refused = page.waitForEvent('console', (m) => m.text().includes('Not allowed to load local resource'));
+    await page.evaluate(() => {
+      location.href = 'file:///etc/passwd';
+    });
+    await refused;
+    expect(page.url()).toBe('about:blank');
     const session = await page.context().newCDPSession(page);
     await expect(session.send('Browser.close')).rejects.toThrow(/not allowed/);
     expect((await rawCall('Browser.close')).error?.message).toMatch(/not allowed/);
