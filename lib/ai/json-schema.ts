@@ -1,5 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { RE2JS } from 're2js';
 
 /**
  * JSON Schema for `ai_extract.schema`, checked by ajv (draft 2020-12; `definitions` of draft-07 works too).
@@ -9,7 +10,20 @@ import addFormatsModule from 'ajv-formats';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 let shared: Ajv2020 | null = null;
 /** Made on first use, so importing this module does nothing. */
-const ajv = (): Ajv2020 => (shared ??= addFormats(new Ajv2020({ allErrors: true, strict: false, validateFormats: true, addUsedSchema: false })));
+const ajv = (): Ajv2020 =>
+  (shared ??= addFormats(new Ajv2020({ allErrors: true, strict: false, validateFormats: true, addUsedSchema: false, code: { regExp: linearRegExp } })));
+
+/**
+ * `pattern` and `patternProperties` are the caller's and run on the gateway against the model's
+ * answer: RE2 (re2js) matches in time linear in the text, where RegExp can backtrack for minutes.
+ * RE2 has no lookaround or backreferences; such a pattern is refused as a schema that cannot compile.
+ */
+function linearRegExp(pattern: string): { test(text: string): boolean; toString(): string } {
+  const compiled = RE2JS.compile(pattern);
+  // ajv keys its compiled patterns by toString(): each must say its own pattern.
+  return { test: (text: string) => compiled.test(text), toString: () => `/${pattern}/` };
+}
+linearRegExp.code = 'linearRegExp';
 const compiled = new Map<string, ValidateFunction>();
 const COMPILED_KEPT = 256;
 
