@@ -2,9 +2,10 @@ import { ServiceError } from '../../lib/errors/index.js';
 import { newId } from '../../lib/ids.js';
 import type { ProjectDefaults } from '../../lib/scrape/params.js';
 import { reserveItemHolds } from '../../lib/store/batch/holds.js';
-import { cancelQueuedItems, failedItems, insertItems, resetFailedItems } from '../../lib/store/batch/items.js';
+import { cancelQueuedItems, failedItems, insertItems, resetFailedItems, type NewItem } from '../../lib/store/batch/items.js';
 import { lockFailedItems } from '../../lib/store/batch/outcomes.js';
 import { getJob, insertJob, updateJob, TERMINAL_JOB_STATUSES, type JobRow } from '../../lib/store/batch/jobs.js';
+import { openParams, overridesBinding, paramsBinding, sealParams } from '../../lib/store/batch/sealed-params.js';
 import { getEndpoint } from '../../lib/store/batch/webhooks.js';
 import { creditAccountOf } from '../auth/credit-account.js';
 import type { Principal } from '../auth/key-resolver.js';
@@ -51,6 +52,7 @@ export async function createJob(context: GatewayContext, principal: Principal, b
   const budget = controls.credit_budget ? controls.credit_budget * MICRO : open ? null : estimated;
   const submittedAt = new Date();
   const id = newId();
+  const params = sealParams(context.box, submission.jobParams, paramsBinding(principal.organization.id, id));
   await context.db.transaction(async (tx) => {
     const reservations = await reserveItemHolds(tx, creditAccountOf(context, principal), items.map((item) => ({ amountMicro: item.holdMicro })));
     await insertJob(tx, {
@@ -61,7 +63,8 @@ export async function createJob(context: GatewayContext, principal: Principal, b
       // An empty label is no label: the job object then has no `name`.
       name: controls.name || null,
       open,
-      params: submission.jobParams,
+      params: params.shown,
+      sealed_params: params.sealed,
       project_defaults: projectDefaults as Record<string, unknown>,
       credit_budget_micro: budget,
       concurrency,
@@ -74,7 +77,7 @@ export async function createJob(context: GatewayContext, principal: Principal, b
       submitted_at: submittedAt,
       results_expire_at: new Date(submittedAt.getTime() + context.config.BATCH_RESULTS_RETENTION_HOURS * 3_600_000),
     });
-    await insertItems(tx, id, newItems(items, 0, reservations));
+    await insertItems(tx, id, newItems(context, items, 0, reservations, overridesBinding(principal.organization.id, id)));
   });
   signalBatchWork(context.db);
   const job = await getJob(context.db, id, principal.project.id);
@@ -82,15 +85,21 @@ export async function createJob(context: GatewayContext, principal: Principal, b
   return { job, warnings: warning ? [warning] : [] };
 }
 
-function newItems(items: ParsedItem[], firstSeq: number, reservations: string[]) {
+/** Items as stored: overrides' secrets sealed apart (lib/store/batch/sealed-params.ts). */
+function newItems(context: GatewayContext, items: ParsedItem[], firstSeq: number, reservations: string[], binding: string): NewItem[] {
   return items.map((item, index) => ({
     seq: firstSeq + index,
     url: item.url,
     external_id: item.external_id,
-    overrides: item.overrides,
+    ...sealedOverrides(context, item.overrides, binding),
     hold_micro: item.holdMicro,
     reservation_id: reservations[index],
   }));
+}
+
+function sealedOverrides(context: GatewayContext, overrides: Record<string, unknown>, binding: string): { overrides: Record<string, unknown>; sealed_overrides: string } {
+  const { shown, sealed } = sealParams(context.box, overrides, binding);
+  return { overrides: shown, sealed_overrides: sealed };
 }
 
 /**
@@ -99,8 +108,9 @@ function newItems(items: ParsedItem[], firstSeq: number, reservations: string[])
  */
 export async function appendItems(context: GatewayContext, principal: Principal, jobId: string, body: unknown): Promise<{ job: JobRow; added: number; costMicro: number }> {
   const existing = await requireJob(context, principal, jobId);
-  const items = await submissionContext(context, principal, existing.project_defaults as ProjectDefaults, existing.params);
-  const submission = parseSubmission(body, items, existing.params);
+  const jobParams = openParams(context.box, existing.params, existing.sealed_params, paramsBinding(existing.organization_id, existing.id));
+  const items = await submissionContext(context, principal, existing.project_defaults as ProjectDefaults, jobParams);
+  const submission = parseSubmission(body, items, jobParams);
   const costMicro = submission.items.reduce((sum, item) => sum + item.holdMicro, 0);
   await context.db.transaction(async (tx) => {
     const job = await getJob(tx, jobId, principal.project.id, true);
@@ -114,7 +124,7 @@ export async function appendItems(context: GatewayContext, principal: Principal,
     }
     // The job's ledger, whichever key appends: a test key never pays for a live job's items, nor the reverse.
     const reservations = await reserveItemHolds(tx, creditAccountOf(context, principal, job.environment), submission.items.map((item) => ({ amountMicro: item.holdMicro })));
-    await insertItems(tx, jobId, newItems(submission.items, Number(job.total_items), reservations));
+    await insertItems(tx, jobId, newItems(context, submission.items, Number(job.total_items), reservations, overridesBinding(job.organization_id, jobId)));
     await updateJob(tx, jobId, { total_items: total });
   });
   signalBatchWork(context.db);

@@ -13,6 +13,7 @@ import * as batchJobTotals from './014-batch-job-totals.js';
 import * as settledStripes from './015-settled-stripes.js';
 import * as openHoldIndexes from './016-open-hold-indexes.js';
 import * as dashboardHardening from './017-dashboard-hardening.js';
+import * as sealedBatchParams from './018-sealed-batch-params.js';
 
 export interface Migration {
   version: number;
@@ -37,4 +38,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 15, name: 'settled-stripes', up: settledStripes.up },
   { version: 16, name: 'open-hold-indexes', up: openHoldIndexes.up },
   { version: 17, name: 'dashboard-hardening', up: dashboardHardening.up },
+  { version: 18, name: 'sealed-batch-params', up: sealedBatchParams.up },
 ].sort((a, b) => a.version - b.version);
