@@ -144,6 +144,7 @@ function scrapeJob(engine: 'obscura' | 'chromium', url: string): ScrapeJob {
     budget_ms: 30_000,
     dispatched_at: now,
     session: null,
+    exit: null,
   };
 }
 

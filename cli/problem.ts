@@ -69,7 +69,9 @@ export function formatProblem(problem: Problem, attempts = 1): string {
   if (problem.target_status !== undefined && problem.target_status !== null) lines.push(`  target:     HTTP ${problem.target_status}`);
   if (problem.diagnostics?.hint) lines.push(`  hint:       ${problem.diagnostics.hint}`);
   if (problem.warnings?.length) lines.push(`  warnings:   ${problem.warnings.join(', ')}`);
-  if (problem.request_id) lines.push(`  request id: ${problem.request_id}  (trawler requests ${problem.request_id})`);
+  // A refused key cannot read the log either (401), so the lookup is suggested only for other answers.
+  if (problem.request_id) lines.push(`  request id: ${problem.request_id}${problem.status === 401 ? '' : `  (trawler requests ${problem.request_id})`}`);
+  if (problem.status === 401) lines.push('  hint:       check TRAWLER_API_KEY (or --api-key): a key from the dashboard\'s API keys page, svc_live_… or svc_test_…');
   if (attempts > 1) lines.push(`  attempts:   ${attempts}`);
   return lines.join('\n');
 }

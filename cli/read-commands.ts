@@ -98,11 +98,12 @@ export function usageCommand(): Command {
   return command.action(async (flags: UsageFlags) => {
     const context = contextFrom(flags);
     const environment = flags.environment;
-    if (flags.summary || flags.reconciliation) {
-      const path = flags.summary ? '/v1/usage/summary' : '/v1/usage/reconciliation';
-      const query = flags.summary ? { environment, from: flags.from, to: flags.to, group_by: flags.groupBy } : { environment };
-      return printJson(context, await context.client.json('GET', path, { query }));
+    if (flags.summary) {
+      const summary = await context.client.json<UsageSummary>('GET', '/v1/usage/summary', { query: { environment, from: flags.from, to: flags.to, group_by: flags.groupBy } });
+      if (context.json) return printJson(context, summary);
+      return void context.out.write(`${summaryTable(summary)}\n`);
     }
+    if (flags.reconciliation) return printJson(context, await context.client.json('GET', '/v1/usage/reconciliation', { query: { environment } }));
     const usage = await context.client.json<Record<string, unknown> & { period: { start: string; end: string } }>('GET', '/v1/usage', { query: { environment } });
     if (context.json) return printJson(context, usage);
     const micro = (name: string) => credits(Number(usage[name] ?? 0));
@@ -124,4 +125,21 @@ function listLimit(raw: string | undefined): number {
   const limit = wholeNumber('--limit', raw ?? '50', 200);
   if (limit < 1) throw new CliUsageError(`--limit must be from 1 to 200, got "${raw}"`);
   return limit;
+}
+
+interface UsageSummary {
+  from: string;
+  to: string;
+  environment: string;
+  rows: Array<Record<string, unknown> & { requests: number; billed_requests: number; credits_charged_micro: number }>;
+  totals?: { requests?: number; billed_requests?: number; credits_charged_micro?: number };
+}
+
+/** GET /v1/usage/summary as a table: the group keys, then requests, billed and credits, and a total line. */
+function summaryTable(summary: UsageSummary): string {
+  const keys = ['day', 'engine', 'project_id'].filter((key) => summary.rows.some((row) => row[key] !== undefined));
+  const rows = summary.rows.map((row) => [...keys.map((key) => row[key] as string | undefined), row.requests, row.billed_requests, credits(row.credits_charged_micro)]);
+  const totals = summary.totals ?? {};
+  rows.push([...keys.map((_key, index) => (index === 0 ? 'total' : '')), totals.requests ?? 0, totals.billed_requests ?? 0, credits(totals.credits_charged_micro ?? 0)]);
+  return `${summary.from} -> ${summary.to} (${summary.environment})\n${table([...keys, 'requests', 'billed', 'credits'], rows)}`;
 }

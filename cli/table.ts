@@ -7,6 +7,11 @@ export function table(header: string[], rows: Array<Array<string | number | null
     .join('\n');
 }
 
+/** "1 credit", "0 credits", "2.5 credits". */
+export function creditsText(amount: number | string): string {
+  return `${amount} ${Number(amount) === 1 ? 'credit' : 'credits'}`;
+}
+
 export function credits(micro: number): string {
   const value = micro / 1_000_000;
   return Number.isInteger(value) ? String(value) : value.toFixed(2);

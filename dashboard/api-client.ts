@@ -25,20 +25,22 @@ export class ApiClient {
     private readonly apiUrl: () => string,
   ) {}
 
-  async call(projectId: string, environment: KeyEnvironment, method: 'GET' | 'POST', path: string): Promise<ApiAnswer> {
-    const response = await this.open(projectId, environment, method, path);
+  async call(projectId: string, environment: KeyEnvironment, method: 'GET' | 'POST', path: string, body?: unknown): Promise<ApiAnswer> {
+    const response = await this.open(projectId, environment, method, path, undefined, body);
     return { status: response.status, headers: response.headers, body: await response.text() };
   }
 
   /** The API's answer with its body unread, for passing a large one on as it arrives. */
-  async open(projectId: string, environment: KeyEnvironment, method: 'GET' | 'POST', path: string, signal?: AbortSignal): Promise<Response> {
+  async open(projectId: string, environment: KeyEnvironment, method: 'GET' | 'POST', path: string, signal?: AbortSignal, body?: unknown): Promise<Response> {
     const secret = await this.keyFor(projectId, environment);
-    return fetch(`${this.apiUrl()}${path}`, { method, headers: { authorization: `Bearer ${secret}` }, signal });
+    const headers: Record<string, string> = { authorization: `Bearer ${secret}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    return fetch(`${this.apiUrl()}${path}`, { method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body) });
   }
 
   /** Like `call`, but a problem answer is rethrown as the same ServiceError, and the body is parsed JSON. */
-  async json(projectId: string, environment: KeyEnvironment, method: 'GET' | 'POST', path: string): Promise<unknown> {
-    const answer = await this.call(projectId, environment, method, path);
+  async json(projectId: string, environment: KeyEnvironment, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+    const answer = await this.call(projectId, environment, method, path, body);
     if (answer.status >= 400) throw rethrown(answer);
     return JSON.parse(answer.body) as unknown;
   }

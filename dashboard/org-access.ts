@@ -2,6 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
 import { ServiceError } from '../lib/errors/index.js';
 import { membershipIn, type Membership, type Role } from '../lib/store/dashboard/members.js';
+import { findProject } from '../lib/store/dashboard/projects.js';
+import type { Queryable } from '../lib/store/db.js';
 import type { DashboardContext } from './context.js';
 import { userOf } from './auth/session.js';
 
@@ -46,4 +48,11 @@ export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.ou
   const name = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue.path.join('.') || 'body';
   const detail = issue.code === 'unrecognized_keys' ? 'is not a field of this request' : issue.message;
   throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `${name}: ${detail}`);
+}
+
+/** A project of the member's organization, or 404 as for an absent one. */
+export async function projectOfMember(db: Queryable, res: Response, projectId: string) {
+  const project = await findProject(db, membershipOf(res).organization.id, projectId);
+  if (!project) throw notFound('project', projectId);
+  return project;
 }

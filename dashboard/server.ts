@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Config } from '../lib/config.js';
+import { OWN_DOCS_PATH, type Config } from '../lib/config.js';
 import { createLimitedServer, dashboardServerLimits } from '../lib/http-server-limits.js';
 import { ServiceError, problemBody, toServiceError } from '../lib/errors/index.js';
 import type { Logger } from '../lib/log.js';
@@ -17,11 +17,14 @@ import { loadMembership } from './org-access.js';
 import { accountRoutes } from './routes/account.js';
 import { API_REFERENCE_PATH, apiReferenceRoutes } from './routes/api-reference.js';
 import { batchRoutes } from './routes/batch.js';
+import { BATCH_SUBMIT_BODY_LIMIT, batchSubmitRoutes } from './routes/batch-submit.js';
 import { keyRoutes } from './routes/keys.js';
+import { playgroundRoutes } from './routes/playground.js';
 import { projectRoutes } from './routes/projects.js';
 import { requestRoutes } from './routes/requests.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { usageRoutes } from './routes/usage.js';
+import { proxyExitRoutes } from './routes/proxy-exits.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 
 export interface MountedRouter {
@@ -55,11 +58,14 @@ export function createDashboardApp(
   app.disable('x-powered-by');
   app.set('trust proxy', context.config.DASHBOARD_TRUST_PROXY.split(',').map((peer) => peer.trim()));
   app.use(securityHeaders);
+  // A batch pasted or uploaded in the browser is larger than any other dashboard body.
+  app.post('/api/orgs/:orgId/projects/:projectId/batch', express.json({ limit: BATCH_SUBMIT_BODY_LIMIT }));
   app.use('/api', express.json({ limit: '64kb' }));
   app.use(accountRoutes(context));
   const { top, org } = workspaceRoutes(context);
   const signedIn = [requireUser(context), checkCsrf];
-  const orgRouters = [org, projectRoutes(context), keyRoutes(context), usageRoutes(context), requestRoutes(context), batchRoutes(context), sessionRoutes(context)];
+  const orgRouters = [org, projectRoutes(context), keyRoutes(context), usageRoutes(context), requestRoutes(context), batchRoutes(context), sessionRoutes(context), proxyExitRoutes(context)];
+  orgRouters.push(playgroundRoutes(context, options.apiUrl), batchSubmitRoutes(context));
   app.use('/api/orgs/:orgId', ...signedIn, loadMembership(context), ...orgRouters);
   app.use('/api', ...signedIn, top);
   app.use('/api', (req) => {
@@ -81,7 +87,8 @@ export function createDashboardApp(
     const serviceError = toServiceError(error);
     if (serviceError.code === 'ERR::INTERNAL::ERROR') context.logger.error({ err: serviceError.cause ?? error, path: req.path }, 'dashboard error');
     if (serviceError.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(serviceError.retryAfterSeconds));
-    const body = problemBody(serviceError, { docsUrl: context.config.DOCS_URL, instance: req.path });
+    // The dashboard's problems link to the gateway's own reference (or DOCS_URL), as the API's do.
+    const body = problemBody(serviceError, { docsUrl: context.config.DOCS_URL ?? `${options.apiUrl()}${OWN_DOCS_PATH}`, instance: req.path });
     res.status(body.status).type('application/problem+json').send(JSON.stringify(body));
   });
   return app;

@@ -1,3 +1,4 @@
+import { docsBaseOf } from '../lib/config.js';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ServiceError } from '../lib/errors/index.js';
 import type { GatewayContext } from './context.js';
@@ -54,7 +55,7 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
       return;
     }
     sendProblem(req, res, normaliseExpressError(error), {
-      docsUrl: context.config.DOCS_URL,
+      docsUrl: docsBaseOf(context.config, req.get('host') ? `${req.protocol}://${req.get('host')}` : undefined),
       browserRoute: req.path === BROWSER_PATH,
     });
   });

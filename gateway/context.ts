@@ -2,6 +2,7 @@ import type { Registry } from 'prom-client';
 import type { Bus } from '../lib/bus/bus.js';
 import type { Config } from '../lib/config.js';
 import type { EgressPolicy } from '../lib/egress/policy.js';
+import type { ExitPool } from '../lib/proxy-pool/exit-pool.js';
 import type { Logger } from '../lib/log.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import type { Db } from '../lib/store/db.js';
@@ -33,4 +34,6 @@ export interface GatewayContext {
   requestLog: RequestLogWriter;
   /** Scrapes under way: shutdown waits for them before the store and bus close. */
   work: WorkTracker;
+  /** The managed proxy pool (PROXY_POOLS_FILE), or null when the deployment configures none. */
+  exitPool: ExitPool | null;
 }

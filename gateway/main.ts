@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Bus } from '../lib/bus/bus.js';
-import type { Config } from '../lib/config.js';
+import { docsBaseOf, type Config } from '../lib/config.js';
 import { createLimitedServer, gatewayServerLimits } from '../lib/http-server-limits.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from '../lib/store/db.js';
@@ -25,6 +25,8 @@ import { purgeCache } from './scrape/cache.js';
 import { purgeExpiredContexts } from '../lib/store/sessions/index.js';
 import { KeyResolver } from './auth/key-resolver.js';
 import type { GatewayContext } from './context.js';
+import { openExitPool } from './proxy/pool.js';
+import { pruneStickyExits } from '../lib/store/proxy-pools.js';
 import { createLimits, type GatewayLimits } from './limits/limits.js';
 import { WorkerDirectory } from './membership.js';
 import { WorkTracker } from './work-tracker.js';
@@ -67,6 +69,8 @@ async function sealStoredSecrets(db: Db, box: SecretBox, logger: Logger): Promis
 
 /** After the grace period, how long cut-off requests get to settle their holds before the store closes. */
 const SETTLE_AFTER_GRACE_MS = 5000;
+/** A sticky key unused this long loses its exit assignment (docs/proxy-pools.md, "Sticky keys"). */
+const STICKY_EXIT_RETENTION_MS = 24 * 3_600_000;
 
 export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const directory = new WorkerDirectory(deps.bus);
@@ -74,22 +78,24 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const { batchHooks, box: givenBox, ...shared } = deps;
   const box = givenBox ?? (await openSealingBox(deps.db, deps.config, deps.logger, false));
   await sealStoredSecrets(deps.db, box, deps.logger);
+  const exitPool = openExitPool(deps.config, deps.db);
   const context: GatewayContext = {
     ...shared,
     box,
     directory,
-    metrics: createGatewayMetrics(deps.registry, { directory, db: deps.db }),
+    metrics: createGatewayMetrics(deps.registry, { directory, db: deps.db, exitPool }),
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
     ...(deps.limits ?? createLimits(deps.db, deps.logger)),
     egressPolicy: { allowLoopback: deps.config.TRAWLER_ALLOW_LOOPBACK_TARGETS },
     requestLog: new RequestLogWriter(deps.db, deps.logger, { flushMs: deps.config.REQUEST_LOG_FLUSH_MS }),
     work: new WorkTracker(),
+    exitPool,
   };
   let draining = false;
   const app = createApp(context, { draining: () => draining });
   // A request without Host reaches the app, which refuses it with a problem body (http-framing.ts).
   const server = createLimitedServer(app, gatewayServerLimits(deps.config), { requireHostHeader: false });
-  answerMalformedRequests(server, app, deps.config.DOCS_URL, deps.logger, recordRefused(context));
+  answerMalformedRequests(server, app, docsBaseOf(deps.config), deps.logger, recordRefused(context));
   closeLingering(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -105,6 +111,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     );
     purgeCache(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'cache purge failed'));
     purgeExpiredContexts(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'session context purge failed'));
+    pruneStickyExits(deps.db, STICKY_EXIT_RETENTION_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'sticky exit prune failed'));
     purgeSignInAttempts(deps.db, SIGN_IN_WINDOW_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'sign-in attempt purge failed'));
   }, 60_000);
   sweeper.unref();
@@ -137,6 +144,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
       await context.work.drain(Math.max(0, deadline - Date.now()) + SETTLE_AFTER_GRACE_MS);
       // Every answered request's entry is stored before the store closes (docs/request-log.md).
       await context.requestLog.close();
+      await context.exitPool?.close().catch((error: unknown) => deps.logger.warn({ err: error }, 'writing pool exit successes failed'));
       await context.concurrency.close();
       context.keys.close();
       await directory.stop();

@@ -4,6 +4,7 @@ import { ENGINE_NAMES } from '../lib/protocol/index.js';
 import { MICRO_PER_CREDIT } from '../lib/scrape/prices.js';
 import { readBatchBacklog } from '../lib/store/batch/backlog.js';
 import type { Queryable } from '../lib/store/db.js';
+import type { ExitPool } from '../lib/proxy-pool/exit-pool.js';
 import type { WorkerDirectory } from './membership.js';
 
 export interface GatewayMetrics {
@@ -13,12 +14,17 @@ export interface GatewayMetrics {
   /** Credits (not micro-credits: Prometheus wants base units) charged, by serving engine. */
   creditsCharged: { inc(labels: { engine: string }, micro: number): void };
   cacheWriteFailures: Counter;
+  /** Uses of managed pool exits by what they said of the exit; `exit` is a configured exit id (bounded by the pool file). */
+  exitUses: Counter<'tier' | 'exit' | 'outcome'>;
+  /** Requests answered 503 EXHAUSTED by the managed pool, by requested tier. */
+  exitsExhausted: Counter<'tier'>;
 }
 
 /** What the gauges read when Prometheus scrapes; each gateway replica reports the same totals. */
 export interface GatewayGaugeSources {
   directory: WorkerDirectory;
   db: Queryable;
+  exitPool: ExitPool | null;
 }
 
 /** Labels are bounded: route templates, engines and outcomes, never URLs or ids. */
@@ -27,12 +33,15 @@ export function createGatewayMetrics(registry: Registry, sources: GatewayGaugeSo
   const credits = new Counter({ name: `${METRIC_PREFIX}credits_charged_total`, help: 'Credits charged, by serving engine.', labelNames: ['engine'], registers });
   registerPoolGauges(registry, sources.directory);
   registerBatchGauges(registry, sources.db);
+  registerExitGauge(registry, sources.exitPool);
   return {
     requests: new Counter({ name: `${METRIC_PREFIX}http_requests_total`, help: 'HTTP requests answered.', labelNames: ['route', 'method', 'status'], registers }),
     duration: new Histogram({ name: `${METRIC_PREFIX}http_request_duration_seconds`, help: 'HTTP request wall time.', labelNames: ['route'], buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers }),
     scrapes: new Counter({ name: `${METRIC_PREFIX}scrapes_total`, help: 'Scrapes by serving engine and outcome (success, cache_hit or the error code).', labelNames: ['engine', 'outcome'], registers }),
     creditsCharged: { inc: (labels, micro) => credits.inc(labels, micro / MICRO_PER_CREDIT) },
     cacheWriteFailures: new Counter({ name: `${METRIC_PREFIX}cache_write_failures_total`, help: 'Scrape results the cache could not store (the scrape still answered).', registers }),
+    exitUses: new Counter({ name: `${METRIC_PREFIX}proxy_exit_uses_total`, help: 'Uses of managed pool exits by tier, exit id and outcome (ok, ban, dead, auth, neutral).', labelNames: ['tier', 'exit', 'outcome'], registers }),
+    exitsExhausted: new Counter({ name: `${METRIC_PREFIX}proxy_exhausted_total`, help: 'Requests the managed pool answered with 503 EXHAUSTED, by requested tier.', labelNames: ['tier'], registers }),
   };
 }
 
@@ -90,6 +99,28 @@ function registerBatchGauges(registry: Registry, db: Queryable): void {
     async collect() {
       await refresh();
       this.set(last?.activeJobs ?? 0);
+    },
+  });
+}
+
+/** Managed pool exits by tier and state (healthy, cooling, auth_failed), from this replica's copy of the shared health. */
+function registerExitGauge(registry: Registry, pool: ExitPool | null): void {
+  new Gauge({
+    name: `${METRIC_PREFIX}proxy_exits`,
+    help: 'Managed proxy pool exits by tier and state (healthy, cooling, auth_failed).',
+    labelNames: ['tier', 'state'],
+    registers: [registry],
+    collect() {
+      if (!pool) return;
+      const counts = new Map<string, number>();
+      for (const tier of new Set(pool.candidates.map((c) => c.exit.tier))) {
+        for (const state of ['healthy', 'cooling', 'auth_failed']) counts.set(`${tier} ${state}`, 0);
+      }
+      for (const exit of pool.snapshot()) counts.set(`${exit.tier} ${exit.state}`, (counts.get(`${exit.tier} ${exit.state}`) ?? 0) + 1);
+      for (const [key, value] of counts) {
+        const [tier, state] = key.split(' ');
+        this.set({ tier, state }, value);
+      }
     },
   });
 }

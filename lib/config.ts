@@ -31,7 +31,8 @@ export const ConfigSchema = z.object({
   DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /** Prefix for every NATS subject, so several deployments can share one NATS server. */
   NATS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
-  DOCS_URL: z.string().url().default('https://docs.trawler.dev'),
+  /** Base of problem `type`/`doc_url` links; unset: this deployment's own reference (`docsBaseOf`). */
+  DOCS_URL: z.string().url().optional(),
   TRAWLER_BOOTSTRAP_KEY: z.string().optional(),
   LOG_LEVEL: LogLevelSchema,
   /** Open connections one gateway accepts; one more is closed at once (docs/platform.md "Connection limits"). */
@@ -110,6 +111,13 @@ export const ConfigSchema = z.object({
   DASHBOARD_TRUST_PROXY: z.string().trim().min(1).default('loopback'),
   /** Hours a dashboard sign-in lasts. */
   DASHBOARD_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(12),
+  /** The managed proxy pool's exits, a JSON or YAML file (docs/proxy-pools.md); unset: no managed pool. */
+  PROXY_POOLS_FILE: optionalText,
+  /** A failing pool exit's first cooldown; each further consecutive failure doubles it up to PROXY_COOLDOWN_MAX_MS. */
+  PROXY_COOLDOWN_BASE_MS: z.coerce.number().int().min(1).max(86_400_000).default(30_000),
+  PROXY_COOLDOWN_MAX_MS: z.coerce.number().int().min(1).max(86_400_000).default(1_800_000),
+  /** How stale a gateway's copy of the pool health shared through the store may be; 0 reads it for every request. */
+  PROXY_HEALTH_REFRESH_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   /** First webhook retry delay; each later retry waits four times longer (5 attempts in all). */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
 });
@@ -132,4 +140,18 @@ export function parseEnvironment<T extends z.ZodType>(schema: T, env: NodeJS.Pro
     throw new ConfigError(`invalid ${what}:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/** Where a deployment serves its own error reference: `{origin}/v1/reference/errors` (lib/api-reference/router.ts). */
+export const OWN_DOCS_PATH = '/v1/reference';
+
+/**
+ * The documentation base for problem links: DOCS_URL when the deployment sets one, else the gateway's own
+ * reference at the origin the caller reached (`origin`, e.g. from the Host header), so a self-hosted
+ * deployment never links to a documentation host it does not have.
+ */
+export function docsBaseOf(config: Pick<Config, 'DOCS_URL' | 'HOST' | 'PORT'>, origin?: string): string {
+  if (config.DOCS_URL) return config.DOCS_URL;
+  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  return `${origin ?? `http://${host}:${config.PORT}`}${OWN_DOCS_PATH}`;
 }

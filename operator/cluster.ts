@@ -1,13 +1,16 @@
 import {
   ApiException,
   AppsV1Api,
+  CoreV1Api,
   CustomObjectsApi,
   PatchStrategy,
   setHeaderOptions,
   type KubeConfig,
   type V1Deployment,
+  type V1Secret,
 } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, readStoredObject, SCRAPE_ENGINE_PLURAL, type ScrapeEngineStatus, type StoredObject, WORKER_POOL_PLURAL, type WorkerPoolStatus } from './resources.js';
+import type { ProxyPoolStatus } from './proxy-pool-resource.js';
+import { API_GROUP, API_VERSION, PROXY_POOL_PLURAL, readStoredObject, SCRAPE_ENGINE_PLURAL, type ScrapeEngineStatus, type StoredObject, WORKER_POOL_PLURAL, type WorkerPoolStatus } from './resources.js';
 
 /** The API server refused a write because the object changed since it was read (HTTP 409). */
 export class ConflictError extends Error {
@@ -15,7 +18,7 @@ export class ConflictError extends Error {
 }
 
 export type WriteVerb = 'create' | 'update' | 'delete' | 'patch_status';
-export type WriteObserver = (resource: 'deployment' | 'scrapeengine' | 'workerpool', verb: WriteVerb) => void;
+export type WriteObserver = (resource: 'deployment' | 'scrapeengine' | 'workerpool' | 'proxypool' | 'secret', verb: WriteVerb) => void;
 
 /** The reads and writes the reconcilers make, each a single REST call. NotFound reads as `undefined`. */
 export interface Cluster {
@@ -30,6 +33,12 @@ export interface Cluster {
   replaceDeployment(deployment: V1Deployment): Promise<V1Deployment>;
   /** Deleting what is already gone is not an error. */
   deleteDeployment(namespace: string, name: string): Promise<void>;
+  getProxyPool(namespace: string, name: string): Promise<StoredObject | undefined>;
+  patchProxyPoolStatus(namespace: string, name: string, status: ProxyPoolStatus): Promise<void>;
+  getSecret(namespace: string, name: string): Promise<V1Secret | undefined>;
+  createSecret(secret: V1Secret): Promise<void>;
+  /** PUT with the resourceVersion the body carries. */
+  replaceSecret(secret: V1Secret): Promise<void>;
 }
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -37,13 +46,14 @@ const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 export function createCluster(kubeConfig: KubeConfig, onWrite: WriteObserver = () => {}): Cluster {
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const apps = kubeConfig.makeApiClient(AppsV1Api);
+  const core = kubeConfig.makeApiClient(CoreV1Api);
   const crd = (namespace: string, plural: string) => ({ group: API_GROUP, version: API_VERSION, namespace, plural });
 
   const getCustom = (plural: string) => async (namespace: string, name: string) => {
     const raw: unknown = await orUndefined(custom.getNamespacedCustomObject({ ...crd(namespace, plural), name }), `get ${plural} ${namespace}/${name}`);
     return raw === undefined ? undefined : readStoredObject(raw);
   };
-  const patchStatus = (plural: string, resource: 'scrapeengine' | 'workerpool') => async (namespace: string, name: string, status: object) => {
+  const patchStatus = (plural: string, resource: 'scrapeengine' | 'workerpool' | 'proxypool') => async (namespace: string, name: string, status: object) => {
     await call(custom.patchNamespacedCustomObjectStatus({ ...crd(namespace, plural), name, body: { status } }, MERGE_PATCH), `patch status of ${plural} ${namespace}/${name}`);
     onWrite(resource, 'patch_status');
   };
@@ -70,6 +80,19 @@ export function createCluster(kubeConfig: KubeConfig, onWrite: WriteObserver = (
       onWrite('deployment', 'update');
       return replaced;
     },
+    getProxyPool: getCustom(PROXY_POOL_PLURAL),
+    patchProxyPoolStatus: patchStatus(PROXY_POOL_PLURAL, 'proxypool'),
+    getSecret: (namespace, name) => orUndefined(core.readNamespacedSecret({ namespace, name }), `get secret ${namespace}/${name}`),
+    async createSecret(secret) {
+      const { namespace, name } = nameOf(secret);
+      await call(core.createNamespacedSecret({ namespace, body: secret }), `create secret ${namespace}/${name}`);
+      onWrite('secret', 'create');
+    },
+    async replaceSecret(secret) {
+      const { namespace, name } = nameOf(secret);
+      await call(core.replaceNamespacedSecret({ namespace, name, body: secret }), `update secret ${namespace}/${name}`);
+      onWrite('secret', 'update');
+    },
     async deleteDeployment(namespace, name) {
       await orUndefined(apps.deleteNamespacedDeployment({ namespace, name, propagationPolicy: 'Background' }), `delete deployment ${namespace}/${name}`);
       onWrite('deployment', 'delete');
@@ -77,10 +100,10 @@ export function createCluster(kubeConfig: KubeConfig, onWrite: WriteObserver = (
   };
 }
 
-function nameOf(deployment: V1Deployment): { namespace: string; name: string } {
-  const namespace = deployment.metadata?.namespace;
-  const name = deployment.metadata?.name;
-  if (!namespace || !name) throw new Error('a deployment needs metadata.namespace and metadata.name');
+function nameOf(object: V1Deployment | V1Secret): { namespace: string; name: string } {
+  const namespace = object.metadata?.namespace;
+  const name = object.metadata?.name;
+  if (!namespace || !name) throw new Error('an object needs metadata.namespace and metadata.name');
   return { namespace, name };
 }
 

@@ -22,6 +22,8 @@ export const OperatorConfigSchema = z.object({
   RECONCILE_BACKOFF_MAX_MS: z.coerce.number().int().min(1).max(3_600_000).default(300_000),
   /** Delay before a failed watch is started again. */
   WATCH_RESTART_DELAY_MS: z.coerce.number().int().min(1).max(300_000).default(2000),
+  /** The gateways' PostgreSQL, read only for ProxyPool status health; unset: status carries no health. */
+  DATABASE_URL: optionalText,
   /** Every object is reconciled again this often, to correct drift; 0: never. */
   RESYNC_SECONDS: z.coerce.number().int().min(0).max(86_400).default(600),
 });

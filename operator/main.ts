@@ -6,6 +6,9 @@ import { packageVersion } from '../lib/version.js';
 import { loadOperatorConfig } from './config.js';
 import { serveMetrics } from '../lib/metrics-server.js';
 import { createOperator } from './operator.js';
+import pg from 'pg';
+import type { Queryable } from '../lib/store/db.js';
+import { readHealthCounts } from '../lib/proxy-pool/health-counts.js';
 
 /**
  * The operator process (`trawler operator`): configuration from the environment, then wiring only.
@@ -18,6 +21,8 @@ export async function runOperator(env: NodeJS.ProcessEnv): Promise<void> {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromDefault();
 
+  // A small read-only pool: only ProxyPool status reads the gateways' shared exit health.
+  const healthReader = config.DATABASE_URL ? new pg.Pool({ connectionString: config.DATABASE_URL, max: 2 }) : null;
   const operator = createOperator({
     kubeConfig,
     namespace: config.WATCH_NAMESPACE || undefined,
@@ -32,6 +37,7 @@ export async function runOperator(env: NodeJS.ProcessEnv): Promise<void> {
     backoff: { baseMs: config.RECONCILE_BACKOFF_BASE_MS, maxMs: config.RECONCILE_BACKOFF_MAX_MS },
     watchRestartDelayMs: config.WATCH_RESTART_DELAY_MS,
     resyncSeconds: config.RESYNC_SECONDS,
+    exitHealth: healthReader ? (candidates) => readHealthCounts(queryOf(healthReader), candidates) : undefined,
   });
   // A fixed port: the operator's probes name it, so a taken one is a configuration error to report.
   const server = await serveMetrics(registry, config.METRICS_HOST, config.METRICS_PORT, { ready: operator.ready });
@@ -51,6 +57,7 @@ export async function runOperator(env: NodeJS.ProcessEnv): Promise<void> {
             server.closeIdleConnections();
           }),
       )
+      .then(() => healthReader?.end())
       .then(
         () => process.exit(0),
         (error: unknown) => {
@@ -63,4 +70,14 @@ export async function runOperator(env: NodeJS.ProcessEnv): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   await operator.start();
+}
+
+/** The store's query shape over a plain pg pool (no statement names: pg would take them for a callback). */
+function queryOf(pool: pg.Pool): Pick<Queryable, 'query'> {
+  return {
+    async query<T>(sql: string, params?: unknown[]) {
+      const result = await pool.query(sql, params);
+      return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../lib/log.js';
-import { objectKey, parseObjectKey, SCRAPE_ENGINE_KIND, WORKER_POOL_KIND } from './resources.js';
+import { objectKey, parseObjectKey, PROXY_POOL_KIND, SCRAPE_ENGINE_KIND, WORKER_POOL_KIND } from './resources.js';
 import { createCluster } from './cluster.js';
 import type { DeploymentDefaults } from './desired-deployment.js';
 import { createOperatorMetrics, registerPoolReplicaGauges } from './metrics.js';
@@ -9,6 +9,7 @@ import { ReconcileQueue } from './queue.js';
 import type { ReconcileContext } from './reconcile-context.js';
 import { reconcileEngine } from './reconcile-engine.js';
 import { reconcilePool } from './reconcile-pool.js';
+import { reconcileProxyPool } from './reconcile-proxy-pool.js';
 import { createWatches, type WatchedResource, type Watches } from './watch.js';
 
 export interface OperatorOptions {
@@ -24,6 +25,8 @@ export interface OperatorOptions {
   /** Seconds between full re-reconciles; 0: never. */
   resyncSeconds: number;
   now?: () => Date;
+  /** The gateways' shared exit health for ProxyPool status (the store, when the operator has DATABASE_URL). */
+  exitHealth?: ReconcileContext['exitHealth'];
   /** Wraps every reconcile (tests instrument it); must call `run`. */
   aroundReconcile?: (key: string, run: () => Promise<void>) => Promise<void>;
 }
@@ -72,11 +75,14 @@ export function createOperator(options: OperatorOptions): Operator {
     logger: logger.child({ key }),
     now: options.now ?? (() => new Date()),
     poolsUsingEngine,
+    exitHealth: options.exitHealth,
   });
+
+  const RECONCILERS = { [WORKER_POOL_KIND]: reconcilePool, [SCRAPE_ENGINE_KIND]: reconcileEngine, [PROXY_POOL_KIND]: reconcileProxyPool };
 
   const reconcile = async (key: string) => {
     const { kind, namespace, name } = parseObjectKey(key);
-    const run = () => (kind === WORKER_POOL_KIND ? reconcilePool : reconcileEngine)(context(key), namespace, name);
+    const run = () => RECONCILERS[kind](context(key), namespace, name);
     await (options.aroundReconcile ? options.aroundReconcile(key, run) : run());
   };
 
@@ -103,6 +109,8 @@ export function createOperator(options: OperatorOptions): Operator {
     if (resource === 'scrapeengines') {
       queue.enqueue(objectKey(SCRAPE_ENGINE_KIND, namespace, name));
       for (const pool of poolsUsingEngine(namespace, name)) queue.enqueue(objectKey(WORKER_POOL_KIND, namespace, pool));
+    } else if (resource === 'proxypools') {
+      queue.enqueue(objectKey(PROXY_POOL_KIND, namespace, name));
     } else if (resource === 'workerpools') {
       queue.enqueue(objectKey(WORKER_POOL_KIND, namespace, name));
       const poolKey = `${namespace}/${name}`;
@@ -120,7 +128,7 @@ export function createOperator(options: OperatorOptions): Operator {
 
   let resyncTimer: NodeJS.Timeout | undefined;
   const resync = () => {
-    for (const resource of ['scrapeengines', 'workerpools'] as const) {
+    for (const resource of ['scrapeengines', 'workerpools', 'proxypools'] as const) {
       for (const object of watches.cache(resource)) routeEvent(resource, object);
     }
   };

@@ -12,6 +12,8 @@ export const SCRAPE_ENGINE_KIND = 'ScrapeEngine';
 export const SCRAPE_ENGINE_PLURAL = 'scrapeengines';
 export const WORKER_POOL_KIND = 'WorkerPool';
 export const WORKER_POOL_PLURAL = 'workerpools';
+export const PROXY_POOL_KIND = 'ProxyPool';
+export const PROXY_POOL_PLURAL = 'proxypools';
 
 export const MANAGED_BY = 'trawler-operator';
 
@@ -60,11 +62,14 @@ export const REASON = {
   engineInvalid: 'EngineInvalid',
   deploymentNotOwned: 'DeploymentNotOwned',
   replicaFailure: 'ReplicaFailure',
+  poolFileWritten: 'PoolFileWritten',
+  secretMissing: 'SecretMissing',
+  noHealthyExit: 'NoHealthyExit',
 } as const;
 export type Reason = (typeof REASON)[keyof typeof REASON];
 
 /** A queue key: `<Kind>/<namespace>/<name>`. */
-export type ObjectKind = typeof SCRAPE_ENGINE_KIND | typeof WORKER_POOL_KIND;
+export type ObjectKind = typeof SCRAPE_ENGINE_KIND | typeof WORKER_POOL_KIND | typeof PROXY_POOL_KIND;
 
 export function objectKey(kind: ObjectKind, namespace: string, name: string): string {
   return `${kind}/${namespace}/${name}`;
@@ -72,7 +77,7 @@ export function objectKey(kind: ObjectKind, namespace: string, name: string): st
 
 export function parseObjectKey(key: string): { kind: ObjectKind; namespace: string; name: string } {
   const [kind, namespace, name] = key.split('/');
-  if ((kind !== SCRAPE_ENGINE_KIND && kind !== WORKER_POOL_KIND) || !namespace || !name) {
+  if ((kind !== SCRAPE_ENGINE_KIND && kind !== WORKER_POOL_KIND && kind !== PROXY_POOL_KIND) || !namespace || !name) {
     throw new Error(`malformed object key "${key}"`);
   }
   return { kind, namespace, name };

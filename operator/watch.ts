@@ -8,9 +8,9 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { API_GROUP, API_VERSION, MANAGED_SELECTOR, SCRAPE_ENGINE_PLURAL, WORKER_POOL_PLURAL } from './resources.js';
+import { API_GROUP, API_VERSION, MANAGED_SELECTOR, PROXY_POOL_PLURAL, SCRAPE_ENGINE_PLURAL, WORKER_POOL_PLURAL } from './resources.js';
 
-export type WatchedResource = 'scrapeengines' | 'workerpools' | 'deployments';
+export type WatchedResource = 'scrapeengines' | 'workerpools' | 'proxypools' | 'deployments';
 export type WatchEventType = 'add' | 'update' | 'delete';
 
 export interface WatchOptions {
@@ -64,9 +64,10 @@ export function createWatches(kubeConfig: KubeConfig, options: WatchOptions): Wa
   const informers: Record<WatchedResource, ListWatch<KubernetesObject>> = {
     workerpools: new ListWatch(crdPath(WORKER_POOL_PLURAL), watch, listCustom(WORKER_POOL_PLURAL), false),
     scrapeengines: new ListWatch(crdPath(SCRAPE_ENGINE_PLURAL), watch, listCustom(SCRAPE_ENGINE_PLURAL), false),
+    proxypools: new ListWatch(crdPath(PROXY_POOL_PLURAL), watch, listCustom(PROXY_POOL_PLURAL), false),
     deployments: new ListWatch(`/apis/apps/v1${scope}/deployments`, watch, listDeployments, false, MANAGED_SELECTOR),
   };
-  const order: WatchedResource[] = ['workerpools', 'scrapeengines', 'deployments'];
+  const order: WatchedResource[] = ['workerpools', 'scrapeengines', 'proxypools', 'deployments'];
   let stopped = false;
   const restartTimers = new Set<NodeJS.Timeout>();
 
@@ -102,6 +103,7 @@ export function createWatches(kubeConfig: KubeConfig, options: WatchOptions): Wa
     resourceVersions: () => ({
       workerpools: informers.workerpools.latestResourceVersion(),
       scrapeengines: informers.scrapeengines.latestResourceVersion(),
+      proxypools: informers.proxypools.latestResourceVersion(),
       deployments: informers.deployments.latestResourceVersion(),
     }),
   };

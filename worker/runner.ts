@@ -2,6 +2,7 @@ import { ServiceError, toServiceError } from '../lib/errors/index.js';
 import { SCRAPE_RESULT_TYPE, type ScrapeFailure, type ScrapeJob, type ScrapeResult } from '../lib/protocol/index.js';
 import type { ContentInput, ContentOutput } from './content/pipeline.js';
 import type { Engine, EngineContext, RawPage } from './engine.js';
+import { routeOf } from './egress/redact.js';
 
 export interface ContentRunner {
   run(input: ContentInput): Promise<ContentOutput>;
@@ -107,7 +108,7 @@ function failure(
     spans: { queue_ms: queueMs, engine_ms: engineMs, upstream_ms: page?.upstreamMs ?? null, extract_ms: null },
     bytes_in: page?.bytesIn ?? 0,
     proxy_bytes: page?.proxyBytes ?? 0,
-    proxy: page?.proxy ?? { source: job.params.proxy ? 'custom' : 'direct', endpoint: null, country: null },
+    proxy: page?.proxy ?? routeOf(job).use,
     blocked: page?.blocked ?? null,
     warnings: page?.warnings ?? [],
     error: wire,

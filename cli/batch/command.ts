@@ -9,7 +9,7 @@ import { lineProgress, silentProgress, terminalProgress, type ProgressView } fro
 import { ResultsSink, writeCompleteResults } from './results.js';
 import { MAX_ITEMS_PER_CALL, submitBatch, type BatchJob, type SubmitOutcome } from './submit.js';
 import { watchJob, type WatchOutcome } from './watch.js';
-import { describeJob, exitCodeOfJob } from './summary.js';
+import { describeFailures, describeJob, exitCodeOfJob } from './summary.js';
 
 interface FollowFlags extends ConnectionFlags {
   output?: string;
@@ -96,7 +96,7 @@ function runCommand(): Command {
       for (const warning of submitted.warnings) context.err.write(`trawler: warning: ${warning}\n`);
     }
     if (flags.detach) return printJson(context, job);
-    await follow(context, job.id, flags, `trawler-batch-${job.id}.ndjson`);
+    await follow(context, job.id, flags, `trawler-batch-${job.id}.ndjson`, input.where);
   });
 }
 
@@ -132,7 +132,7 @@ function runControls(flags: RunFlags): Record<string, unknown> {
 }
 
 /** Follows a job to its end: progress on stderr, lines to the results file, Ctrl-C handling. */
-async function follow(context: CommandContext, jobId: string, flags: FollowFlags, defaultOutput: string): Promise<void> {
+async function follow(context: CommandContext, jobId: string, flags: FollowFlags, defaultOutput: string, where?: string[]): Promise<void> {
   const path = flags.output ?? defaultOutput;
   const sink = new ResultsSink(path);
   const progress = progressView(context, flags);
@@ -155,7 +155,7 @@ async function follow(context: CommandContext, jobId: string, flags: FollowFlags
   if (outcome.ended === 'terminal' && flags.content !== false && !sink.toStdout) {
     await writeCompleteResults(context.client, jobId, path);
   }
-  finish(context, outcome, sink);
+  finish(context, outcome, sink, where);
 }
 
 function progressView(context: CommandContext, flags: FollowFlags): ProgressView {
@@ -164,11 +164,12 @@ function progressView(context: CommandContext, flags: FollowFlags): ProgressView
   return lineProgress(context.err, wholeNumber('--progress-interval', flags.progressInterval ?? '5000', 3_600_000));
 }
 
-function finish(context: CommandContext, outcome: WatchOutcome, sink: ResultsSink): never | void {
+function finish(context: CommandContext, outcome: WatchOutcome, sink: ResultsSink, where?: string[]): never | void {
   const { job } = outcome;
   if (context.json && !sink.toStdout) printJson(context, job);
   if (!context.json) {
     context.err.write(`${describeJob(job)}\n`);
+    if (sink.failures.length > 0) context.err.write(`${describeFailures(job.id, sink, where)}\n`);
     if (!sink.toStdout) context.err.write(`results: ${sink.path}\n`);
     if (outcome.ended === 'detached') {
       context.err.write(`trawler: stopped watching; the job ${outcome.cancelRequested ? 'is cancelling' : 'keeps running'}. Follow it again with: trawler batch results ${job.id} --follow -o FILE\n`);

@@ -10,6 +10,8 @@ export interface BatchInput {
   items: BatchItem[];
   /** True when every line was a bare URL: sent as `urls`, else as `items`. */
   plainUrls: boolean;
+  /** `FILE:LINE` of each item (lines count from 1; blank and `#` lines are not items). */
+  where: string[];
 }
 
 /**
@@ -18,25 +20,27 @@ export interface BatchInput {
  */
 export function parseBatchInput(text: string, source: string): BatchInput {
   const items: BatchItem[] = [];
+  const where: string[] = [];
   let plainUrls = true;
   text.split(/\r?\n/).forEach((raw, index) => {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) return;
-    const where = `${source}:${index + 1}`;
+    const at = `${source}:${index + 1}`;
+    where.push(at);
     if (line.startsWith('{')) {
       plainUrls = false;
-      items.push(jsonItem(line, where));
+      items.push(jsonItem(line, at));
     } else if (/\s/.test(line)) {
-      throw new CliUsageError(`${where}: expected one URL or one JSON object per line`);
+      throw new CliUsageError(`${at}: expected one URL or one JSON object per line`);
     } else {
-      items.push({ url: checkedUrl(line, where) });
+      items.push({ url: checkedUrl(line, at) });
     }
   });
   if (items.length === 0) throw new CliUsageError(`${source}: no URLs or items`);
   if (items.length > MAX_ITEMS_PER_JOB) {
     throw new CliUsageError(`${source}: ${items.length} items; a batch job holds at most ${MAX_ITEMS_PER_JOB} (split the file)`);
   }
-  return { items, plainUrls };
+  return { items, plainUrls, where };
 }
 
 export function readBatchInput(path: string): BatchInput {

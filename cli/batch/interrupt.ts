@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import type { ProgressView } from './progress.js';
 
 export type WatchAction = 'tick' | 'cancel' | 'detach';
@@ -14,8 +13,8 @@ export interface InterruptOptions {
 
 /**
  * Ctrl-C while a batch job is watched (README "Client CLI"):
- * - terminal: a prompt, c = cancel the job and follow it to `cancelled`, d = leave it running and exit,
- *   Enter = keep watching; Ctrl-C at the prompt cancels.
+ * - terminal: a one-key prompt (no Enter), c = cancel the job and follow it to `cancelled`, d = leave it
+ *   running and exit, any other key = keep watching; Ctrl-C at the prompt cancels.
  * - otherwise: the first Ctrl-C only says what the next will do; the second cancels.
  * - SIGTERM leaves the job running and exits; with --cancel-on-interrupt it cancels, as Ctrl-C does.
  * - once a cancel was sent, another Ctrl-C stops watching at once (the job stays `cancelling`).
@@ -80,20 +79,27 @@ export class InterruptControl {
     this.wake?.();
   }
 
+  /**
+   * One key, no Enter (the terminal is put in raw mode for the question): c or Ctrl-C cancels, d
+   * detaches, any other key keeps watching. The job is cancelled as soon as the key is pressed.
+   */
   private async ask(): Promise<WatchAction> {
     const { progress, jobId } = this.options;
-    const readline = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+    const input = process.stdin;
     progress.pause();
+    process.stderr.write(`\nBatch job ${jobId}: press c to cancel it, d to detach (it keeps running), any other key to keep watching: `);
+    const wasRaw = input.isRaw === true;
+    input.setRawMode?.(true);
+    input.resume();
     try {
-      return await new Promise<WatchAction>((resolve) => {
-        readline.once('SIGINT', () => resolve('cancel'));
-        readline.question(`Batch job ${jobId}: [c]ancel it, [d]etach (it keeps running), or Enter to keep watching? `, (answer) => {
-          const choice = answer.trim().toLowerCase();
-          resolve(choice.startsWith('c') ? 'cancel' : choice.startsWith('d') ? 'detach' : 'tick');
-        });
-      });
+      const key = await new Promise<string>((resolve) => input.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8'))));
+      const choice = key.toLowerCase();
+      const action: WatchAction = key === '\u0003' || choice.startsWith('c') ? 'cancel' : choice.startsWith('d') ? 'detach' : 'tick';
+      process.stderr.write(`${action === 'cancel' ? 'cancelling' : action === 'detach' ? 'detaching' : 'watching'}\n`);
+      return action;
     } finally {
-      readline.close();
+      input.setRawMode?.(wasRaw);
+      input.pause();
     }
   }
 }

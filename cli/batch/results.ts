@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { ApiClient } from '../client.js';
 
 export const RESULTS_PAGE_LIMIT = 500;
+export const FAILURES_SHOWN = 10;
 
 export interface ResultLine {
   seq: number;
@@ -79,6 +80,9 @@ export async function withFullContent(client: ApiClient, jobId: string, text: st
 export class ResultsSink {
   private stream: WriteStream | NodeJS.WritableStream;
   lines = 0;
+  /** The first failed items seen, for the summary (FAILURES_SHOWN at most), and how many failed in all. */
+  failures: Array<{ seq: number; url: string; code: string; detail?: string }> = [];
+  failedCount = 0;
 
   constructor(readonly path: string) {
     this.stream = path === '-' ? process.stdout : createWriteStream(path, { flags: 'w' });
@@ -91,7 +95,17 @@ export class ResultsSink {
   async write(lines: string[]): Promise<void> {
     for (const line of lines) {
       this.lines += 1;
+      if (line.includes('"status":"failed"')) this.noteFailure(line);
       if (!this.stream.write(`${line}\n`)) await once(this.stream, 'drain');
+    }
+  }
+
+  private noteFailure(text: string): void {
+    const line = JSON.parse(text) as ResultLine & { url?: string };
+    if (line.status !== 'failed') return;
+    this.failedCount += 1;
+    if (this.failures.length < FAILURES_SHOWN) {
+      this.failures.push({ seq: line.seq, url: String(line.url ?? ''), code: line.error?.code ?? '?', ...(line.error?.detail ? { detail: line.error.detail } : {}) });
     }
   }
 

@@ -78,10 +78,14 @@ export async function submitBatch(
   const firstCallBytes = Buffer.byteLength(JSON.stringify(jobFields));
   const chunks = chunkItems(input.items, input.plainUrls, { maxItems: Math.min(options.maxItems, MAX_ITEMS_PER_CALL), firstCallBytes });
   const open = chunks.length > 1;
-  let job = await client.json<BatchJob>('POST', '/v1/batch', {
-    json: { ...jobFields, ...(open ? { open: true } : {}), ...listBody(chunks[0], input.plainUrls) },
-    onDrop: 'never',
-  });
+  let job = await client
+    .json<BatchJob>('POST', '/v1/batch', {
+      json: { ...jobFields, ...(open ? { open: true } : {}), ...listBody(chunks[0], input.plainUrls) },
+      onDrop: 'never',
+    })
+    .catch((error: unknown) => {
+      throw withItemLines(error, input, 0);
+    });
   const warnings = [...(job.warnings ?? [])];
   let submitted = chunks[0].length;
   options.onChunk?.(submitted, input.items.length);
@@ -95,7 +99,7 @@ export async function submitBatch(
       job = appended.job;
     } catch (error) {
       await client.request('POST', `/v1/batch/${job.id}/close`, { onDrop: 'once' }).catch(() => undefined);
-      throw new PartialSubmission(job.id, submitted, input.items.length, error);
+      throw new PartialSubmission(job.id, submitted, input.items.length, withItemLines(error, input, submitted));
     }
     submitted += chunk.length;
     options.onChunk?.(submitted, input.items.length);
@@ -134,4 +138,18 @@ export class InterruptedSubmission extends Error {
         `Follow it: trawler batch results ${jobId} --follow -o FILE; stop it: trawler batch cancel ${jobId}`,
     );
   }
+}
+
+/**
+ * The service names a refused item by its 0-based index in that call (`Item 3: ...`); the person wants
+ * the line of their file: `urls.txt:5 (item 4): ...`, items and lines counting from 1.
+ */
+export function withItemLines(error: unknown, input: Pick<BatchInput, 'where'>, offset: number): unknown {
+  if (!(error instanceof ApiError) || typeof error.problem.detail !== 'string') return error;
+  error.problem.detail = error.problem.detail.replace(/^Item (\d+):/, (whole, index: string) => {
+    const item = offset + Number(index);
+    const at = input.where[item];
+    return at === undefined ? whole : `${at} (item ${item + 1}):`;
+  });
+  return error;
 }

@@ -1,9 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import type { ApiResponse } from '../client.js';
 import { contextFrom, printJson, withConnectionOptions, type CommandContext, type ConnectionFlags } from '../context.js';
 import { ensureWritable } from '../output-file.js';
+import { creditsText } from '../table.js';
 import { addScrapeParameterOptions, scrapeParametersFrom } from './parameter-flags.js';
 
 interface ScrapeFlags extends ConnectionFlags {
@@ -24,7 +25,7 @@ export function scrapeCommand(): Command {
     .description('scrape one URL (POST /v1/scrape); the body goes to stdout or -o, a JSON envelope pretty-printed')
     .argument('<url>', 'target URL')
     .option('-o, --output <file>', 'write the body (or envelope) to this file instead of stdout (- for stdout)')
-    .option('--save-screenshots <dir>', 'decode the envelope\'s screenshots into <dir>/<name>.<format>');
+    .option('--save-screenshots <dir>', 'decode the envelope\'s screenshots into <dir>/<name>.<format> (<name>-2... when taken)');
   withConnectionOptions(command);
   addScrapeParameterOptions(command);
   return command.action(async (url: string, flags: ScrapeFlags) => {
@@ -54,15 +55,19 @@ async function present(context: CommandContext, response: ApiResponse, flags: Sc
     printJson(context, { ...summary, ...body, ...(screenshotFiles.length ? { screenshot_files: screenshotFiles } : {}) });
     return;
   }
+  let bodyEndsLine = true;
   if (!written) {
     context.out.write(envelope ? `${JSON.stringify(envelope, null, 2)}\n` : response.body);
+    bodyEndsLine = envelope !== null || response.body.length === 0 || response.body[response.body.length - 1] === 0x0a;
   }
   const warnings = summary.warnings.length ? `; warnings ${summary.warnings.join(', ')}` : '';
   const where = written ? `; saved ${written}` : '';
   const shots = screenshotFiles.length ? `; screenshots ${screenshotFiles.join(', ')}` : '';
   if (process.stderr.isTTY || written || warnings || shots) {
+    // On a terminal the body and this line share the screen: a body without a final newline must not glue them.
+    if (!bodyEndsLine && process.stdout.isTTY) context.err.write('\n');
     context.err.write(
-      `trawler: target ${summary.target_status ?? '?'} via ${summary.engine ?? '?'}, ${summary.credits_charged} credits, cache ${summary.cache_state ?? '-'}, request ${summary.request_id ?? '-'}${warnings}${where}${shots}\n`,
+      `trawler: target ${summary.target_status ?? '?'} via ${summary.engine ?? '?'}, ${creditsText(summary.credits_charged)}, cache ${summary.cache_state ?? '-'}, request ${summary.request_id ?? '-'}${warnings}${where}${shots}\n`,
     );
   }
 }
@@ -95,8 +100,16 @@ function saveScreenshots(envelope: Record<string, unknown>, dir: string): string
     .filter((shot) => typeof shot.data === 'string')
     .map((shot, index) => {
       const name = (shot.name ?? `screenshot-${index}`).replace(/[^A-Za-z0-9._-]/g, '_');
-      const path = join(dir, `${name}.${shot.format === 'jpeg' ? 'jpg' : (shot.format ?? 'png')}`);
-      writeFileSync(path, Buffer.from(shot.data!, 'base64'));
+      const path = freePath(dir, name, shot.format === 'jpeg' ? 'jpg' : (shot.format ?? 'png'));
+      writeFileSync(path, Buffer.from(shot.data!, 'base64'), { flag: 'wx' });
       return path;
     });
+}
+
+/** `screenshot.png`, else `screenshot-2.png`, `screenshot-3.png`...: a second run never overwrites the first. */
+function freePath(dir: string, name: string, extension: string): string {
+  for (let n = 1; ; n += 1) {
+    const path = join(dir, `${name}${n === 1 ? '' : `-${n}`}.${extension}`);
+    if (!existsSync(path)) return path;
+  }
 }

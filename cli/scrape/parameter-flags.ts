@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { ServiceError } from '../../lib/errors/index.js';
+import { scrapeFieldTable } from '../../lib/scrape/field-table.js';
 import { QUERY_ENCODING, ScrapeInputSchema, type QueryEncoding, type ScrapeFieldName } from '../../lib/scrape/fields.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
 import { decodeScrapeQuery } from '../../lib/scrape/query.js';
@@ -31,14 +32,23 @@ function attributeName(field: string): string {
   return field.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 }
 
+/** The help line of a flag: the field, its allowed values or bounds, and its one-line help (lib/scrape/field-table.ts). */
+function flagHelp(field: ScrapeFieldName): string {
+  const described = scrapeFieldTable().find((entry) => entry.name === field);
+  const values = described?.values ? `one${described.encoding === 'list' ? ' or more' : ''} of ${described.values.join(', ')}` : null;
+  const bounds = described?.minimum !== undefined && described.maximum !== undefined ? `${described.minimum} to ${described.maximum}` : null;
+  return [described?.help?.replace(/\.$/, ''), values, bounds].filter(Boolean).join('; ');
+}
+
 export function addScrapeParameterOptions(command: Command): Command {
   for (const field of FLAG_FIELDS) {
     const encoding = QUERY_ENCODING[field];
+    const help = flagHelp(field);
     if (encoding === 'boolean') {
-      command.addOption(new Option(flagName(field), `${field}=true`).helpGroup('Scrape parameters (docs/parameters.md):'));
+      command.addOption(new Option(flagName(field), `${field}=true${help ? ` (${help})` : ''}`).helpGroup('Scrape parameters (docs/parameters.md):'));
       command.addOption(new Option(`--no-${field.replaceAll('_', '-')}`, `${field}=false`).helpGroup('Scrape parameters (docs/parameters.md):'));
     } else {
-      command.addOption(new Option(`${flagName(field)} ${VALUE_HINT[encoding]}`, `${field} (${encoding})`).helpGroup('Scrape parameters (docs/parameters.md):'));
+      command.addOption(new Option(`${flagName(field)} ${VALUE_HINT[encoding]}`, `${field} (${encoding})${help ? `: ${help}` : ''}`).helpGroup('Scrape parameters (docs/parameters.md):'));
     }
   }
   return command.option('--params <file.json>', 'scrape parameters as a JSON object; flags given as well win');

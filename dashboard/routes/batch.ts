@@ -4,10 +4,9 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { getJob, JOB_STATUSES, type JobRow } from '../../lib/store/batch/jobs.js';
-import { findProject } from '../../lib/store/dashboard/projects.js';
 import { rethrown } from '../api-client.js';
 import type { DashboardContext } from '../context.js';
-import { membershipOf, notFound, parseInput } from '../org-access.js';
+import { notFound, parseInput, projectOfMember } from '../org-access.js';
 
 const ListQuery = z.strictObject({ status: z.enum(JOB_STATUSES).optional(), cursor: z.string().max(200).optional() });
 const ACTIONS = ['cancel', 'retry', 'close'] as const;
@@ -25,11 +24,7 @@ export function batchRoutes(context: DashboardContext): Router {
   const router = Router({ mergeParams: true });
   const { db, api } = context;
 
-  const projectOf = async (res: Response, projectId: string) => {
-    const project = await findProject(db, membershipOf(res).organization.id, projectId);
-    if (!project) throw notFound('project', projectId);
-    return project;
-  };
+  const projectOf = (res: Response, projectId: string) => projectOfMember(db, res, projectId);
   const jobOf = async (res: Response, projectId: string, jobId: string): Promise<JobRow> => {
     await projectOf(res, projectId);
     const job = await getJob(db, jobId, projectId);

@@ -36,3 +36,34 @@ export function when(value: string | null | undefined): string {
 export function badge(text: string, kind = text): HTMLElement {
   return h('span', { class: `badge badge-${kind}` }, text);
 }
+
+/** A button that copies `text()` to the clipboard and says so; falls back to selecting for Ctrl-C. */
+export function copyButton(text: () => string, label = 'Copy'): HTMLButtonElement {
+  const button = h('button', { type: 'button', class: 'secondary small copy' }, label);
+  button.addEventListener('click', () => {
+    const value = text();
+    const done = () => {
+      button.textContent = 'Copied';
+      window.setTimeout(() => (button.textContent = label), 1500);
+    };
+    if (navigator.clipboard) {
+      navigator.clipboard.writeText(value).then(done, () => fallbackCopy(value, done));
+    } else {
+      fallbackCopy(value, done);
+    }
+  });
+  return button;
+}
+
+function fallbackCopy(value: string, done: () => void): void {
+  const area = h('textarea', { 'aria-hidden': 'true' }, value);
+  document.body.append(area);
+  area.select();
+  if (document.execCommand('copy')) done();
+  area.remove();
+}
+
+/** A block of code with its copy button. */
+export function codeBlock(text: string, label = 'Copy'): HTMLElement {
+  return h('div', { class: 'code-block' }, h('pre', {}, h('code', {}, text)), copyButton(() => text, label));
+}

@@ -4,19 +4,23 @@ import { joinPage, newWorkspacePage, signInPage } from './pages/account.js';
 import { batchPage } from './pages/batch.js';
 import { keysPage } from './pages/keys.js';
 import { membersPage } from './pages/members.js';
+import { playgroundPage } from './pages/playground.js';
 import { projectsPage } from './pages/projects.js';
 import { requestsPage } from './pages/requests.js';
 import { sessionsPage } from './pages/sessions.js';
 import { usagePage } from './pages/usage.js';
+import { proxyExitsPage } from './pages/proxy-exits.js';
 import { problemBox, type Me, type Page } from './shell.js';
 
 const PAGES: Array<[string, string, Page]> = [
   ['usage', 'Usage', usagePage],
+  ['playground', 'Playground', playgroundPage],
   ['keys', 'API keys', keysPage],
   ['projects', 'Projects', projectsPage],
   ['requests', 'Request log', requestsPage],
   ['batch', 'Batch jobs', batchPage],
   ['sessions', 'Sessions', sessionsPage],
+  ['proxy-exits', 'Proxy exits', proxyExitsPage],
   ['members', 'Members', membersPage],
 ];
 

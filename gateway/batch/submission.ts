@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { storableString } from '../../lib/validation/storable.js';
 import type { EgressPolicy } from '../../lib/egress/policy.js';
 import { ServiceError } from '../../lib/errors/index.js';
+import { BATCH_SPLIT_HINT } from '../middleware/json-body.js';
 import { checkMaxCost, reservationMicro } from '../../lib/scrape/cost.js';
 import { planEngines, withoutClimb, type Deployment, type SessionPin } from '../../lib/scrape/engine-selection.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
@@ -120,7 +121,7 @@ function chooseItems(controls: RunControls): unknown[] {
   }
   const chosen = urls.length > 0 ? urls.map((url) => ({ url })) : items;
   if (chosen.length > MAX_ITEMS_PER_CALL) {
-    throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `${urls.length > 0 ? 'urls' : 'items'}: at most ${MAX_ITEMS_PER_CALL} per call`);
+    throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `${urls.length > 0 ? 'urls' : 'items'}: at most ${MAX_ITEMS_PER_CALL} per call; ${BATCH_SPLIT_HINT}`);
   }
   return chosen;
 }

@@ -49,7 +49,9 @@ export function rateDecision(rate: number, tokens: number, granted: boolean): Ra
       },
     });
   }
-  return { limit: rate, remaining: Math.max(0, Math.floor(tokens)) };
+  // The bucket holds up to two seconds' worth (the burst), but Limit is per second (SPEC.md): Remaining
+  // says what may be sent within the next second, so it never reads above Limit (docs/platform.md "Limits").
+  return { limit: rate, remaining: Math.max(0, Math.min(rate, Math.floor(tokens))) };
 }
 
 interface Bucket {

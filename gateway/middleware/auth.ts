@@ -19,7 +19,7 @@ export function authenticate(resolver: KeyResolver, queryKeyPath: string) {
       res.locals.principal = await resolver.resolve(authorization);
       next();
     } catch (error) {
-      next(error);
+      next(withQueryKeyHint(error, req));
     }
   };
 }
@@ -45,4 +45,12 @@ export function scope(name: Scope) {
       next(error);
     }
   };
+}
+
+/** A key sent as `?api_key=` (as other APIs take it) is not read here: the 401 says where it goes. */
+function withQueryKeyHint(error: unknown, req: Request): unknown {
+  if (!(error instanceof ServiceError) || error.code !== 'ERR::AUTH::MISSING_KEY') return error;
+  const name = QUERY_KEY_PARAMETERS.find((candidate) => req.query[candidate] !== undefined);
+  if (name === undefined) return error;
+  return new ServiceError('ERR::AUTH::MISSING_KEY', `"${name}" in the query string is not read on this route (only on /v1/browser): send the key as Authorization: Bearer <API_KEY>`);
 }

@@ -45,7 +45,7 @@ async function readBody(req: Request, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > maxBytes) {
     req.resume();
-    throw new ServiceError('ERR::REQUEST::PAYLOAD_TOO_LARGE', `Request body is over ${maxBytes} bytes`);
+    throw tooLarge(req, maxBytes);
   }
   const received = receivedWhole(req, maxBytes);
   if (received) return received;
@@ -72,7 +72,7 @@ function readStreamed(req: Request, maxBytes: number): Promise<Buffer> {
       if (total <= maxBytes) return void chunks.push(chunk);
       stop();
       req.resume();
-      reject(new ServiceError('ERR::REQUEST::PAYLOAD_TOO_LARGE', `Request body is over ${maxBytes} bytes`));
+      reject(tooLarge(req, maxBytes));
     };
     const onEnd = () => {
       stop();
@@ -107,4 +107,13 @@ function receivedWhole(req: Request, maxBytes: number): Buffer | null {
   const buffered = req.read() as Buffer | null;
   if (!req.readableEnded) req.resume();
   return buffered ?? Buffer.alloc(0);
+}
+
+/** The way past the bound for a batch: several calls to one open job (what `trawler batch run` does). */
+export const BATCH_SPLIT_HINT =
+  'split it: create the job with "open": true, add the rest with POST /v1/batch/{id}/items (at most 10,000 items per call), then POST /v1/batch/{id}/close; `trawler batch run FILE` does this for you';
+
+function tooLarge(req: Request, maxBytes: number): ServiceError {
+  const batch = req.originalUrl.startsWith('/v1/batch');
+  return new ServiceError('ERR::REQUEST::PAYLOAD_TOO_LARGE', `Request body is over ${maxBytes} bytes${batch ? `; ${BATCH_SPLIT_HINT}` : ''}`);
 }

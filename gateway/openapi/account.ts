@@ -124,7 +124,7 @@ export const accountOperations: OperationSpec[] = [
     tag: 'Webhooks',
     summary: 'Register a webhook endpoint (batch.finished)',
     access: 'batch',
-    requestBody: { required: true, description: 'Where to deliver, and optionally the signing secret.', schema: ref('CreateWebhook') },
+    requestBody: { required: true, description: 'Where to deliver, and optionally the signing secret.', schema: ref('CreateWebhook'), example: { url: 'https://hooks.example.com/trawler' } },
     responses: [{ status: 201, description: 'The endpoint, with its secret (shown once).', content: jsonContent({ allOf: [ref('Webhook'), object({ secret: { type: 'string' } })] }) }],
     errors: ['ERR::REQUEST::INVALID_PARAMETER', 'ERR::SECURITY::SSRF_BLOCKED', 'ERR::SECURITY::URL_BLOCKED', 'ERR::SECURITY::INVALID_URL'],
   },

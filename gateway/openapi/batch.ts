@@ -90,7 +90,7 @@ export const batchOperations: OperationSpec[] = [
     summary: 'Create a batch job',
     description: "Every item is validated and priced, and its dearest cost held, before anything is created.",
     access: 'batch',
-    requestBody: { required: true, description: 'Run controls, job-level parameters and the items.', schema: ref('BatchSubmission') },
+    requestBody: { required: true, description: 'Run controls, job-level parameters and the items.', schema: ref('BatchSubmission'), example: { name: 'two pages', urls: ['https://example.com/', 'https://example.org/'], response_format: 'markdown' } },
     responses: [{ status: 202, description: 'The job, queued.', content: jsonContent(ref('BatchJob')) }],
     errors: PARAMETER_ERRORS,
   },
@@ -135,6 +135,7 @@ export const batchOperations: OperationSpec[] = [
       required: true,
       description: "`urls` or `items`; they run with the job's stored parameters plus their own overrides. Run controls are accepted and ignored.",
       schema: ref('BatchSubmission'),
+      example: { urls: ['https://example.net/'] },
     },
     responses: [
       {

@@ -25,6 +25,7 @@ function parameterObject(parameter: ParameterSpec): Record<string, unknown> {
   if (parameter.jsonContent) out.content = { 'application/json': { schema: parameter.jsonContent } };
   else out.schema = parameter.schema ?? { type: 'string' };
   if (parameter.commaList) Object.assign(out, { style: 'form', explode: false });
+  if (parameter.example !== undefined) out.example = parameter.example;
   return out;
 }
 
@@ -53,7 +54,7 @@ function operationObject(spec: OperationSpec): Record<string, unknown> {
           requestBody: {
             required: spec.requestBody.required,
             description: spec.requestBody.description,
-            content: { 'application/json': { schema: spec.requestBody.schema } },
+            content: { 'application/json': { schema: spec.requestBody.schema, ...(spec.requestBody.example === undefined ? {} : { example: spec.requestBody.example }) } },
           },
         }
       : {}),

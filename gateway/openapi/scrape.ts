@@ -36,7 +36,7 @@ function scrapeQueryParameters(): ParameterSpec[] {
       case 'json':
         return { ...base, description: 'URL-encoded JSON.', jsonContent: property(name) };
       case 'string':
-        return { ...base, description: name === 'url' ? 'The page to scrape (http or https).' : 'A string.', schema: property(name) };
+        return { ...base, description: name === 'url' ? 'The page to scrape (http or https).' : 'A string.', schema: property(name), ...(name === 'url' ? { example: 'https://example.com/' } : {}) };
     }
   });
 }
@@ -140,7 +140,7 @@ export const scrapeOperations: OperationSpec[] = [
     tag: 'Scrape',
     summary: 'Scrape one URL (parameters in a JSON body)',
     access: 'scrape',
-    requestBody: { required: true, description: 'The scrape parameters; `url` is required.', schema: ref('ScrapeParameters') },
+    requestBody: { required: true, description: 'The scrape parameters; `url` is required.', schema: ref('ScrapeParameters'), example: { url: 'https://example.com/', response_format: 'markdown' } },
     responses: [scrapeSuccess],
     errors: SCRAPE_ERRORS,
   },

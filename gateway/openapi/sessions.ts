@@ -50,7 +50,7 @@ export const sessionOperations: OperationSpec[] = [
     tag: 'Sessions',
     summary: 'Create a session',
     access: 'sessions',
-    requestBody: { required: false, description: 'Optional; an absent body creates a session with the defaults.', schema: ref('CreateSession') },
+    requestBody: { required: false, description: 'Optional; an absent body creates a session with the defaults.', schema: ref('CreateSession'), example: {} },
     responses: [{ status: 201, description: 'The new session.', headers: NO_STORE, content: jsonContent(ref('Session')) }],
     errors: [
       'ERR::REQUEST::INVALID_PARAMETER',

@@ -14,6 +14,7 @@ export interface ParameterSpec {
   jsonContent?: JsonSchema;
   /** Comma-separated list (`style: form, explode: false`). */
   commaList?: boolean;
+  example?: unknown;
 }
 
 export interface SuccessSpec {
@@ -39,7 +40,8 @@ export interface OperationSpec {
   description?: string;
   access: Access;
   parameters?: ParameterSpec[];
-  requestBody?: { required: boolean; description: string; schema: JsonSchema };
+  /** `example`: what Swagger UI's Try it out fills in, so it sends a real request rather than placeholders. */
+  requestBody?: { required: boolean; description: string; schema: JsonSchema; example?: unknown };
   responses: SuccessSpec[];
   /** Codes this route can answer beyond those every route of its access level can (components.ts). */
   errors: ErrorCode[];

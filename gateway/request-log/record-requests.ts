@@ -28,6 +28,9 @@ export function recordRequests(context: GatewayContext) {
       // The route's entry is built for this answer alone: completed in place rather than copied.
       const entry = res.locals.requestLogEntry ?? genericEntry(res, principal.project.id);
       entry.bytes_out = bytesOf(args[0], res);
+      // features' contents are the service's own (SPEC.md): the key that called and Trawler's own status,
+      // which the dashboard's log shows beside the target's (http_status).
+      entry.features = { ...entry.features, key_id: principal.key.id, answer_status: res.statusCode };
       context.requestLog.add(entry, principal.organization.id);
       return end(...args);
     };

@@ -1,6 +1,7 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { apiReferenceRouter } from '../../lib/api-reference/router.js';
 import { ServiceError } from '../../lib/errors/index.js';
+import { OWN_DOCS_PATH } from '../../lib/config.js';
 import type { GatewayContext } from '../context.js';
 import { methodNotAllowed } from '../middleware/method-not-allowed.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
@@ -16,7 +17,7 @@ export const REFERENCE_PATH = '/v1/reference';
 export function referenceRoutes(context: GatewayContext): Router {
   // Built on first use, not at start: nothing on the way to serving scrapes waits for it.
   let built: Record<string, unknown> | null = null;
-  const document = () => (built ??= buildOpenApiDocument({ version: context.version, docsUrl: context.config.DOCS_URL }));
+  const document = () => (built ??= buildOpenApiDocument({ version: context.version, docsUrl: context.config.DOCS_URL ?? OWN_DOCS_PATH }));
   const router = Router();
   router
     .route(OPENAPI_PATH)

@@ -17,6 +17,7 @@ import { methodNotAllowed } from '../middleware/method-not-allowed.js';
 import { rejectQueryParameters } from '../query-parameters.js';
 import { deploymentFor } from '../scrape/deployment.js';
 import { planSession } from '../sessions/create-body.js';
+import { assertSessionExit } from '../sessions/session-exit.js';
 import { rejectBody } from '../sessions/no-body.js';
 import { contextBody, sessionBody } from '../sessions/present.js';
 import { cursorAfter, parseForce, parseSessionList, sessionIdFrom } from '../sessions/query.js';
@@ -40,6 +41,7 @@ export function sessionRoutes(context: GatewayContext): Router {
         { deployed: deploymentFor(context, principal).deployed, maxTtlSeconds: principal.organization.max_session_ttl_seconds },
         Math.floor(now.getTime() / 1000),
       );
+      await assertSessionExit(context.exitPool, plan.proxy);
       await purgeExpiredContexts(db, now);
       const id = newId();
       const session = await createSession(

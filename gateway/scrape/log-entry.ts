@@ -42,17 +42,7 @@ export function scrapeLogEntry(input: ScrapeLogInput): RequestLogEntry {
     attempts: record?.attempts.length ?? 0,
     url: url ?? null,
     url_host: hostOf(url),
-    proxy: {
-      source: last?.proxy.source ?? (input.params?.proxy ? 'custom' : 'direct'),
-      endpoint_id: last?.proxy.endpoint ?? null,
-      provider: null,
-      requested_tier: input.params?.premium_proxy ? 'residential' : null,
-      requested_country: input.params?.proxy_country ?? null,
-      country: last?.proxy.country ?? null,
-      sticky: input.params?.sticky_key != null,
-      reason: input.params?.proxy ? 'caller_proxy' : null,
-      endpoints: [...new Set(results.map((r) => r.proxy.endpoint).filter((e): e is string => e !== null))],
-    },
+    proxy: proxyOf(input.params, record),
     spans: {
       admission_ms: record?.admissionMs ?? totalMs,
       dispatch_ms: record?.dispatchMs ?? 0,
@@ -70,6 +60,32 @@ export function scrapeLogEntry(input: ScrapeLogInput): RequestLogEntry {
     credits_micro: input.success?.chargedMicro ?? 0,
     features: input.params ? featuresOf(input.params, record) : {},
   };
+}
+
+/** The request log's `proxy` object from what the scrape did (docs/proxy-pools.md, "Request log"). */
+function proxyOf(params: ScrapeParams | null, record: ScrapeRecord | null): RequestLogEntry['proxy'] {
+  const results = record?.results ?? [];
+  const last = results.at(-1);
+  const exitRequest = record?.exitRequest ?? null;
+  const tried = record?.exitsTried ?? [];
+  const sticky = exitRequest ? exitRequest.stickyKey !== null : params?.sticky_key != null;
+  return {
+    source: last?.proxy.source ?? (params?.proxy ? 'custom' : 'direct'),
+    endpoint_id: last?.proxy.endpoint ?? null,
+    provider: last?.proxy.source === 'pool' ? (tried.at(-1)?.provider ?? null) : null,
+    requested_tier: exitRequest?.intent.required || params?.premium_proxy ? (exitRequest?.intent.tier ?? 'residential') : null,
+    requested_country: exitRequest?.intent.country ?? params?.proxy_country ?? null,
+    country: last?.proxy.country ?? null,
+    sticky,
+    reason: reasonOf(params, exitRequest !== null, last?.proxy.source, tried.at(-1)?.reason ?? null),
+    endpoints: [...new Set(results.map((r) => r.proxy.endpoint).filter((e): e is string => e !== null))],
+  };
+}
+
+function reasonOf(params: ScrapeParams | null, pooled: boolean, source: string | undefined, exitReason: string | null): string | null {
+  if (params?.proxy) return 'caller_proxy';
+  if (!pooled) return null;
+  return source === 'pool' ? exitReason : 'no_pool_exit';
 }
 
 function statusOf(input: ScrapeLogInput): RequestStatus {

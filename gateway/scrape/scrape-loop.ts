@@ -1,5 +1,5 @@
 import { ServiceError, type Attempt } from '../../lib/errors/index.js';
-import { SCRAPE_JOB_TYPE, type EngineName, type ScrapeJob, type ScrapeResult, type ScrapeSuccess, type SessionState } from '../../lib/protocol/index.js';
+import { SCRAPE_JOB_TYPE, type EngineName, type JobExit, type ScrapeJob, type ScrapeResult, type ScrapeSuccess, type SessionState } from '../../lib/protocol/index.js';
 import { engineCostMicro, isBillableStatus, checkMaxCost } from '../../lib/scrape/cost.js';
 import { planEngines, withoutClimb, type EnginePlan } from '../../lib/scrape/engine-selection.js';
 import { parameterWarnings } from '../../lib/scrape/params.js';
@@ -7,8 +7,12 @@ import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { SessionRecord } from '../../lib/store/sessions/index.js';
 import type { GatewayContext } from '../context.js';
 import { dispatchJob } from './dispatch.js';
+import { chooseExit, exitRequestOf, isExhausted, jobExitOf, nextExitReason, recordExitUse, type ExitRequest, type ExitTried } from './exit-route.js';
 import { deploymentOf } from './deployment.js';
-import { checkInSession, checkOutSession, findScrapeSession, jobSessionState, LEASE_MARGIN_MS, returnSession, type SessionCheckout } from '../sessions/scrape-session.js';
+import { checkInSession, checkOutSession, findScrapeSession, jobSessionState, LEASE_MARGIN_MS, noteDomainEvidence, returnSession, type SessionCheckout } from '../sessions/scrape-session.js';
+
+/** Target statuses that are a site's refusal: bad evidence for a session's domain score. */
+const BLOCK_STATUSES = new Set([403, 429]);
 
 /**
  * The one scrape loop, used by POST/GET /v1/scrape (scrape-service.ts) and by batch items
@@ -28,10 +32,14 @@ export interface ScrapeRecord {
   admissionMs: number;
   dispatchMs: number;
   cacheState: 'hit' | 'miss' | 'bypass';
+  /** What the scrape asked of the managed pool; null when it did not use it. */
+  exitRequest: ExitRequest | null;
+  /** Every pool exit a dispatch went through, in order. */
+  exitsTried: ExitTried[];
 }
 
 export function newRecord(cacheState: ScrapeRecord['cacheState']): ScrapeRecord {
-  return { engine: null, chargedMicro: 0, warnings: [], attempts: [], results: [], plan: null, admissionMs: 0, dispatchMs: 0, cacheState };
+  return { engine: null, chargedMicro: 0, warnings: [], attempts: [], results: [], plan: null, admissionMs: 0, dispatchMs: 0, cacheState, exitRequest: null, exitsTried: [] };
 }
 
 export interface LoopRequest {
@@ -61,8 +69,11 @@ export async function planScrape(context: GatewayContext, request: LoopRequest, 
   const planned = planEngines(params, deploymentOf(context, request.entitledEngines), session ?? undefined);
   const plan = request.climb ? planned : withoutClimb(planned);
   record.plan = plan;
-  checkMaxCost(plan, params);
-  return { request, plan, session };
+  record.exitRequest = exitRequestOf(context.exitPool, params, session);
+  // A residential session's scrapes are priced as premium_proxy ones (the residential column).
+  const priced = session?.proxy.tier === 'residential' && params.proxy === null ? { ...params, premium_proxy: true, proxy_country: session.proxy.country } : params;
+  checkMaxCost(plan, priced);
+  return { request: { ...request, params: priced }, plan, session };
 }
 
 /**
@@ -85,10 +96,22 @@ export async function runScrape(
     record.plan = plan;
     record.admissionMs = Date.now() - request.receivedAt;
     const dispatchStart = Date.now();
-    const success = await runRungs(context, request, plan, record, checkout ? jobSessionState(checkout) : null);
+    let success: ScrapeSuccess;
+    try {
+      success = await runRungs(context, request, plan, record, checkout ? jobSessionState(checkout) : null);
+    } catch (error) {
+      if (checkout && error instanceof ServiceError && error.code === 'ERR::UPSTREAM::CHALLENGE') {
+        await noteDomainEvidence(context.db, checkout, request.params.url, false);
+      }
+      throw error;
+    }
     record.dispatchMs = Date.now() - dispatchStart;
     record.engine = success.engine;
     record.warnings.push(...success.warnings);
+    if (checkout) {
+      const blocked = BLOCK_STATUSES.has(success.target_status);
+      if (blocked || isBillableStatus(success.target_status, request.params)) await noteDomainEvidence(context.db, checkout, request.params.url, !blocked);
+    }
     // A non-billable target status is a failed scrape (billing rule 1): the session is only handed back.
     if (checkout && isBillableStatus(success.target_status, request.params)) {
       record.warnings.push(...(await checkInSession(context.db, checkout, success)));
@@ -102,10 +125,8 @@ export async function runScrape(
 
 async function runRungs(context: GatewayContext, request: LoopRequest, plan: EnginePlan, record: ScrapeRecord, session: SessionState | null): Promise<ScrapeSuccess> {
   for (const [index, engine] of plan.rungs.entries()) {
-    const result = await dispatchJob(context.bus, context.directory, jobFor(context, request, engine, session));
-    record.results.push(result);
+    const result = await dispatchThroughExits(context, request, engine, record, session);
     record.engine = engine;
-    record.attempts.push(...result.attempts.map((a) => ({ ...a, n: record.attempts.length + a.n })));
     const isLast = index === plan.rungs.length - 1;
     if (isLast || isUsable(result, request.params)) {
       if (result.ok) return result;
@@ -124,6 +145,51 @@ function isUsable(result: ScrapeResult, params: ScrapeParams): boolean {
   return result.ok && isBillableStatus(result.target_status, params) && !result.needs_javascript;
 }
 
+/**
+ * One rung's dispatch through the exit the pool chooses (or the caller's proxy, or direct), its use
+ * recorded in the shared health. Sent again through another exit when the exit failed before the
+ * target saw the request, or once after a vendor challenge (bot-challenge rule 2); only the answer
+ * returned can be billed, so every retry is free.
+ */
+async function dispatchThroughExits(context: GatewayContext, request: LoopRequest, engine: EngineName, record: ScrapeRecord, session: SessionState | null): Promise<ScrapeResult> {
+  const pool = context.exitPool;
+  const exitRequest = record.exitRequest;
+  const done = { failovers: 0, challengeRetried: false };
+  let why: ExitTried['reason'] = exitRequest?.stickyKey ? 'sticky' : 'rotation';
+  // Only this rung's exits are avoided: the next rung of mode=auto may use (and a sticky key keeps) the same.
+  const triedHere: ExitTried[] = [];
+  for (;;) {
+    let exit: JobExit | null = null;
+    if (pool && exitRequest) {
+      let chosen;
+      try {
+        chosen = await chooseExit(pool, exitRequest, request.projectId, request.params.url, triedHere);
+      } catch (error) {
+        const last = record.results.at(-1);
+        if (last && isExhausted(error) && (done.failovers > 0 || done.challengeRetried)) return last;
+        if (isExhausted(error)) context.metrics.exitsExhausted.inc({ tier: exitRequest.intent.tier });
+        throw error;
+      }
+      exit = chosen ? jobExitOf(chosen) : null;
+      if (exit) {
+        const tried = { key: exit.id, provider: exit.provider, country: exit.country, reason: why };
+        triedHere.push(tried);
+        record.exitsTried.push(tried);
+      }
+    }
+    const result = await dispatchJob(context.bus, context.directory, { ...jobFor(context, request, engine, session), exit });
+    record.results.push(result);
+    record.attempts.push(...result.attempts.map((a) => ({ ...a, n: record.attempts.length + a.n })));
+    if (!pool || !exit || !exitRequest) return result;
+    await recordExitUse(pool, context.metrics, exit, request.params.url, result);
+    const next = nextExitReason(result, request.params, exitRequest, done);
+    if (next === null) return result;
+    if (next === 'failover') done.failovers += 1;
+    else done.challengeRetried = true;
+    why = next === 'failover' ? 'exit_failover' : 'challenge_retry';
+  }
+}
+
 function jobFor(context: GatewayContext, request: LoopRequest, engine: EngineName, session: SessionState | null): ScrapeJob {
   const now = Date.now();
   const budget = Math.max(1000, context.config.SCRAPE_BUDGET_MS - (now - request.receivedAt));
@@ -137,6 +203,7 @@ function jobFor(context: GatewayContext, request: LoopRequest, engine: EngineNam
     budget_ms: budget,
     dispatched_at: now,
     session,
+    exit: null,
   };
 }
 

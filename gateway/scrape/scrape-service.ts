@@ -71,11 +71,11 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
       }
     }
     const success = await runScrape(context, planned, record, async (plan) => {
-      if (held.reservation?.amountMicro === reservationMicro(plan, params)) return plan;
+      if (held.reservation?.amountMicro === reservationMicro(plan, planned.request.params)) return plan;
       // Priced before admission for another plan (the deployment changed meanwhile): hold anew.
       if (held.reservation) await settleReservation(context.db, held.reservation.id, 0);
       held.reservation = null;
-      const admitted = await reserve(context, request, plan);
+      const admitted = await reserve(context, request, planned.request.params, plan);
       held.reservation = admitted.reservation;
       return admitted.plan;
     });
@@ -121,8 +121,8 @@ async function cacheQuietly(context: GatewayContext, projectId: string, params: 
  * Holds the dearest cost. Bot-challenge rule 6: when the allowance covers the first rung but not the
  * camoufox climb, the climb is dropped instead of refusing the request.
  */
-async function reserve(context: GatewayContext, request: ScrapeRequest, plan: EnginePlan) {
-  const { params, requestId } = request;
+async function reserve(context: GatewayContext, request: ScrapeRequest, params: ScrapeParams, plan: EnginePlan) {
+  const { requestId } = request;
   const account = creditAccountOf(context, request.principal);
   try {
     return { plan, reservation: await reserveCredits(context.db, account, reservationMicro(plan, params), requestId) };

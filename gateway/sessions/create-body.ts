@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { storableString } from '../../lib/validation/storable.js';
+import { keepMostUseful, MAX_DOMAIN_SCORES } from '../../lib/store/sessions/domain-scores.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { ENGINE_NAMES, type EngineName } from '../../lib/protocol/index.js';
 import { incompatible, invalidParameter } from '../../lib/scrape/issues.js';
@@ -14,7 +15,6 @@ import {
 } from '../../lib/store/sessions/index.js';
 
 export const DEFAULT_SESSION_TTL_SECONDS = 1800;
-export const MAX_DOMAIN_SCORES = 64;
 export const MAX_REGION_POOL_LENGTH = 64;
 export const MAX_STICKY_KEY_LENGTH = 128;
 /** Used when no render engine is asked for: the first of these that is deployed, else fetch. */
@@ -92,7 +92,7 @@ export function planSession(raw: unknown, deployment: SessionDeployment, nowSeco
   if (region.length > MAX_REGION_POOL_LENGTH) {
     throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `region_pool: longer than ${MAX_REGION_POOL_LENGTH} characters`);
   }
-  const domainScores = keepMostUseful(body.domain_scores ?? {}, nowSeconds, warnings);
+  const domainScores = keepSubmitted(body.domain_scores ?? {}, nowSeconds, warnings);
   const context = body.session_context ?? emptyContext();
   if (contextBytes(context) > MAX_SESSION_CONTEXT_BYTES) {
     throw new ServiceError('ERR::REQUEST::PAYLOAD_TOO_LARGE', `session_context is over ${MAX_SESSION_CONTEXT_BYTES} bytes serialised`);
@@ -101,15 +101,15 @@ export function planSession(raw: unknown, deployment: SessionDeployment, nowSeco
     const deployed = ['fetch', ...[...deployment.deployed].filter((name) => name !== 'fetch')].join(', ');
     throw new ServiceError('ERR::ENGINE::UNAVAILABLE', `Engine ${engine} is not deployed; deployed engines: ${deployed}`);
   }
-  if (body.premium_proxy === true) {
-    // No managed residential pool is deployed (premium_proxy is coming soon): no exit can honour the intent.
-    throw new ServiceError('ERR::PROXY::EXHAUSTED', 'No residential exit is available: premium_proxy needs a managed proxy pool, which this deployment does not run');
-  }
   return {
     engine,
     ttlSeconds,
     stickyKey,
-    proxy: { tier: 'none', country: null, region_pool: region === '' ? null : region },
+    proxy: {
+      tier: body.premium_proxy === true ? 'residential' : 'none',
+      country: body.proxy_country ? body.proxy_country.toUpperCase() : null,
+      region_pool: region === '' ? null : region,
+    },
     fingerprint,
     domainScores,
     context,
@@ -152,20 +152,9 @@ function ttlOf(body: CreateSessionBody, maxTtlSeconds: number, warnings: string[
 
 type DomainScoreInput = z.infer<typeof DomainScoreSchema>;
 
-/**
- * Keeps at most 64 entries. Least useful go first: retired domains, then the stalest evidence, then
- * the thinnest evidence (fewest good + bad observations).
- */
-function keepMostUseful(input: Record<string, DomainScoreInput>, nowSeconds: number, warnings: string[]): Record<string, DomainScore> {
-  const entries = Object.entries(input).map(([domain, entry]): [string, DomainScore] => [
-    domain,
-    { ...entry, last_updated: entry.last_updated ?? nowSeconds },
-  ]);
-  if (entries.length <= MAX_DOMAIN_SCORES) return Object.fromEntries(entries);
-  entries.sort(
-    ([, a], [, b]) =>
-      Number(a.retired) - Number(b.retired) || b.last_updated - a.last_updated || b.good + b.bad - (a.good + a.bad),
-  );
-  warnings.push(`domain_scores: ${entries.length - MAX_DOMAIN_SCORES} least useful entries evicted (limit ${MAX_DOMAIN_SCORES})`);
-  return Object.fromEntries(entries.slice(0, MAX_DOMAIN_SCORES));
+function keepSubmitted(input: Record<string, DomainScoreInput>, nowSeconds: number, warnings: string[]): Record<string, DomainScore> {
+  const entries = Object.entries(input).map(([domain, entry]): [string, DomainScore] => [domain, { ...entry, last_updated: entry.last_updated ?? nowSeconds }]);
+  const { kept, evicted } = keepMostUseful(entries);
+  if (evicted > 0) warnings.push(`domain_scores: ${evicted} least useful entries evicted (limit ${MAX_DOMAIN_SCORES})`);
+  return kept;
 }

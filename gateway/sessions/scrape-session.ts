@@ -19,6 +19,8 @@ import {
 import { sessionIdFrom } from './query.js';
 
 /** Added to the scrape budget: a lease outlives the scrape it covers, but a crashed gateway's lease still runs out. */
+import { registrableDomainOf, saveDomainScores, withEvidence } from '../../lib/store/sessions/domain-scores.js';
+
 export const LEASE_MARGIN_MS = 30_000;
 export const SESSION_CONTEXT_NOT_SAVED = 'SESSION_CONTEXT_NOT_SAVED';
 
@@ -64,6 +66,18 @@ export async function checkInSession(db: Db, checkout: SessionCheckout, success:
     throw new ServiceError('ERR::SESSION::BUSY', `Session ${checkout.session.id} was taken over by another request`, { retryAfterSeconds: 1 });
   }
   return fits ? [] : [SESSION_CONTEXT_NOT_SAVED];
+}
+
+/**
+ * A session scrape's evidence for its target's domain (`domain_scores`), written while the lease is
+ * held: good for a usable page, bad for a challenge or a block, nothing for anything else.
+ */
+export async function noteDomainEvidence(db: Db, checkout: SessionCheckout, url: string, good: boolean): Promise<void> {
+  const domain = registrableDomainOf(url);
+  if (domain === null) return;
+  const scores = withEvidence(checkout.session.domain_scores, domain, good, Math.floor(Date.now() / 1000));
+  checkout.session = { ...checkout.session, domain_scores: scores };
+  await saveDomainScores(db, checkout.session.id, checkout.holder, scores);
 }
 
 /** A failed scrape counts nothing; the lease is simply handed back. */

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Router, type Request, type Response } from 'express';
+import { ERROR_CATALOGUE, codeAnchor, type ErrorCode } from '../errors/index.js';
 
 /** An OpenAPI document, or a function that reads one (e.g. from the gateway's GET /v1/openapi.json). */
 export type ApiDocumentSource = Record<string, unknown> | (() => Promise<Record<string, unknown>>);
@@ -46,6 +47,11 @@ export function apiReferenceRouter(source: ApiDocumentSource): Router {
     res.setHeader('Cache-Control', 'no-cache');
     return res.type('text/html; charset=utf-8').send(PAGE);
   });
+  // The error reference problem links point to when the deployment sets no DOCS_URL (docs/api-reference.md).
+  router.get('/errors', (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.type('text/html; charset=utf-8').send(errorsPage());
+  });
   router.get('/reference.js', (_req, res) => {
     res.type('text/javascript; charset=utf-8').send(INIT);
   });
@@ -64,4 +70,25 @@ export function apiReferenceRouter(source: ApiDocumentSource): Router {
     return res.type(type).sendFile(req.params.asset, { root: SWAGGER_UI_DIR });
   });
   return router;
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
+
+/** Every code of the catalogue with its anchor (`#FAMILY_NAME`, the problem's `type`), status, title and retryability. */
+function errorsPage(): string {
+  const rows = (Object.keys(ERROR_CATALOGUE) as ErrorCode[])
+    .map((code) => {
+      const entry = ERROR_CATALOGUE[code];
+      const anchor = codeAnchor(code);
+      return `<tr id="${anchor}"><td><a href="#${anchor}"><code>${escapeHtml(code)}</code></a></td><td>${entry.status}</td><td>${escapeHtml(entry.title)}</td><td>${entry.retryable ? 'yes' : 'no'}</td></tr>`;
+    })
+    .join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Trawler errors</title></head>
+<body><h1>Trawler error codes</h1>
+<p>Every error is an <code>application/problem+json</code> body whose <code>code</code> is one of these; <code>detail</code> says what was wrong this time. The full reference is <a href="./">the API reference</a>.</p>
+<table><thead><tr><th>Code</th><th>HTTP status</th><th>Title</th><th>Retryable</th></tr></thead><tbody>
+${rows}
+</tbody></table></body></html>
+`;
 }

@@ -119,6 +119,29 @@ export async function resolveAllowed(
     if (!isAddressAllowed(name, policy)) throw blocked('Target', name, classifyAddress(name));
     return [canonicalAddress(name)];
   }
+  const addresses = await lookupAddresses(name, lookup);
+  for (const address of addresses) {
+    if (!isAddressAllowed(address, policy)) {
+      throw new ServiceError(
+        'ERR::SECURITY::SSRF_BLOCKED',
+        `Target host ${name} resolves to ${address}, a ${classifyAddress(address)} address`,
+      );
+    }
+  }
+  return addresses.map(canonicalAddress);
+}
+
+/**
+ * Resolves a host the deployment itself configured, such as a managed pool exit (docs/ssrf.md, "Pool
+ * exits"): trusted, so no address class is refused. Targets are never resolved with this.
+ */
+export async function resolveTrusted(host: string, lookup: LookupFn = defaultLookup): Promise<string[]> {
+  const name = stripBrackets(host).replace(/\.$/, '').toLowerCase();
+  if (isIpLiteral(name)) return [canonicalAddress(name)];
+  return (await lookupAddresses(name, lookup)).map(canonicalAddress);
+}
+
+async function lookupAddresses(name: string, lookup: LookupFn): Promise<string[]> {
   let addresses: string[];
   try {
     addresses = await withTimeout(lookup(name), DNS_TIMEOUT_MS, () => new Error('DNS lookup timed out'));
@@ -129,13 +152,5 @@ export async function resolveAllowed(
   if (addresses.length === 0) {
     throw new ServiceError('ERR::UPSTREAM::DNS_FAILED', `Could not resolve ${name}: no addresses`);
   }
-  for (const address of addresses) {
-    if (!isAddressAllowed(address, policy)) {
-      throw new ServiceError(
-        'ERR::SECURITY::SSRF_BLOCKED',
-        `Target host ${name} resolves to ${address}, a ${classifyAddress(address)} address`,
-      );
-    }
-  }
-  return addresses.map(canonicalAddress);
+  return addresses;
 }

@@ -52,6 +52,20 @@ export const SessionStateSchema = z.object({
 export type SessionState = z.infer<typeof SessionStateSchema>;
 
 /**
+ * The managed pool exit the gateway chose for one job (docs/proxy-pools.md). `url` carries the
+ * credentials: it travels only on the bus and is never logged or answered; `id` is what results,
+ * logs and diagnostics name instead.
+ */
+export const JobExitSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  tier: z.enum(['datacenter', 'residential']),
+  country: z.string().nullable(),
+  provider: z.string().nullable(),
+});
+export type JobExit = z.infer<typeof JobExitSchema>;
+
+/**
  * Gateway -> worker: one unit of scrape work on one engine. `params` are the scrape parameters the
  * gateway validated and normalised (lib/scrape/params-schema.ts), decoded once where the job arrives.
  */
@@ -66,6 +80,8 @@ export const ScrapeJobSchema = z.object({
   budget_ms: z.number().int(),
   dispatched_at: z.number(),
   session: SessionStateSchema.nullable().default(null),
+  /** A managed pool exit to leave through; null: the caller's `proxy`, else direct. */
+  exit: JobExitSchema.nullable().default(null),
 });
 export type ScrapeJob = z.infer<typeof ScrapeJobSchema>;
 

@@ -1,12 +1,14 @@
 import type { z } from 'zod';
 import { ServiceError } from '../errors/index.js';
 import { fieldPath } from '../validation/field-path.js';
+import { didYouMean } from './parameter-hints.js';
 
 const MAX_ISSUES_IN_DETAIL = 5;
 
 function describe(issue: z.core.$ZodIssue): string[] {
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => `${fieldPath([...issue.path, key])}: unknown parameter`);
+    // Only a top-level name is a parameter name someone may have brought from another API.
+    return issue.keys.map((key) => `${fieldPath([...issue.path, key])}: unknown parameter${issue.path.length === 0 ? didYouMean(key) : ''}`);
   }
   const where = fieldPath(issue.path);
   return [where === '' ? issue.message : `${where}: ${issue.message}`];

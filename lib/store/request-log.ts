@@ -16,6 +16,10 @@ export interface RequestLogQuery {
    */
   before?: { at: Date; id: string | null };
   limit: number;
+  /** Entries whose URL contains this text (case-insensitive); the dashboard's search. */
+  urlContains?: string;
+  /** Leave out successful calls that scraped nothing (reads of a batch job, usage...): the dashboard's default. */
+  hideSuccessfulReads?: boolean;
   /** Entries created before this are treated as gone, whether or not the purge has run. */
   retainedSince: Date;
 }
@@ -88,6 +92,8 @@ export async function listRequestLog(db: Queryable, query: RequestLogQuery): Pro
   if (query.projectIds !== 'all') conditions.push(`project_id = ANY(${param(query.projectIds)}::text[])`);
   if (query.onlyErrors) conditions.push(`status <> 'success'`);
   else if (query.status !== undefined) conditions.push(`status = ${param(query.status)}`);
+  if (query.urlContains) conditions.push(`entry->>'url' ILIKE ${param(`%${query.urlContains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}`);
+  if (query.hideSuccessfulReads) conditions.push(`(entry->>'url' IS NOT NULL OR status <> 'success')`);
   if (query.before && query.before.id !== null) {
     conditions.push(`(created_at, id) < (${param(query.before.at)}::timestamptz, ${param(query.before.id)}::text COLLATE "C")`);
   } else if (query.before) {

@@ -118,6 +118,19 @@ describe('chromium engine', { timeout: 40_000 }, () => {
     expect(never.warnings).toContain('RENDER_DEGRADED');
   });
 
+  it('waits for the page to settle by default: content a request at load brings is in the document', async () => {
+    const page = await render({ url: `${fixture.site.origin}/fetch-at-load` });
+    expect(page.text).toContain('Arrived after load');
+    expect(page.text).not.toContain('Loading…');
+  });
+
+  it('decodes a page with no declared charset as the fetch engine does (UTF-8), keeping text a script wrote', async () => {
+    const page = await render({ url: `${fixture.site.origin}/undeclared-charset` });
+    expect(page.text).toContain('café naïve über — ✓');
+    expect(page.text).toContain('script wrote é');
+    expect(page.text).not.toContain('Ã');
+  });
+
   it('runs a form workflow and captures the page\'s fetch/XHR', async () => {
     const form = await render({
       url: `${fixture.site.origin}/form`,

@@ -33,7 +33,7 @@ describe('trawler scrape against the embedded service', { timeout: CLI_TEST_TIME
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('');
     expect(readFileSync(out, 'utf8')).toContain('# The article title');
-    expect(run.stderr).toMatch(/target 200 via fetch, 1 credits, .*saved .*article\.md/);
+    expect(run.stderr).toMatch(/target 200 via fetch, 1 credit, .*saved .*article\.md/);
   });
 
   it('refuses an -o path it could not write before sending anything (exit 2), and takes -o - as stdout', async () => {

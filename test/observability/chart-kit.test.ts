@@ -46,7 +46,7 @@ describe('the chart observability kit', () => {
   it('has the panels the operators asked for', () => {
     const dashboard = JSON.parse(readRepoFile('charts/trawler/dashboards/trawler.json')) as { uid: string; panels: Array<{ title: string; type: string }> };
     const titles = dashboard.panels.filter((p) => p.type !== 'row').map((p) => p.title);
-    for (const wanted of [/scrapes per second by engine and outcome/i, /latency per engine/i, /credits charged/i, /capacity and jobs in flight/i, /batch backlog/i, /render failures/i, /reconcile errors/i]) {
+    for (const wanted of [/scrapes per second by engine and outcome/i, /latency per engine/i, /credits charged/i, /capacity and jobs in flight/i, /batch backlog/i, /render failures/i, /reconcile errors/i, /proxy pool exits by state/i]) {
       expect(titles.some((t) => wanted.test(t)), String(wanted)).toBe(true);
     }
   });
@@ -54,10 +54,10 @@ describe('the chart observability kit', () => {
   it('rules and dashboard queries pass promtool check rules', async () => {
     const groups = renderedRuleGroups();
     expect(groups.groups[0]!.rules.map((r) => r.alert)).toEqual([
-      'TrawlerEngineHasNoWorkers', 'TrawlerScrapeErrorRatioHigh', 'TrawlerJobLatencyHigh', 'TrawlerBatchBacklogGrowing', 'TrawlerOperatorReconcileFailing', 'TrawlerWorkerPoolBelowDesired',
+      'TrawlerEngineHasNoWorkers', 'TrawlerScrapeErrorRatioHigh', 'TrawlerJobLatencyHigh', 'TrawlerBatchBacklogGrowing', 'TrawlerProxyPoolExhausted', 'TrawlerOperatorReconcileFailing', 'TrawlerWorkerPoolBelowDesired',
     ]);
     const rules = await promtool(['check', 'rules', writeYaml('rules.yaml', groups)]);
-    expect(rules.output).toContain('SUCCESS: 6 rules found');
+    expect(rules.output).toContain('SUCCESS: 7 rules found');
     expect(rules.code).toBe(0);
     // Dashboard queries as recording rules: the same PromQL parser checks them.
     const queries = dashboardQueries();

@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import { load, loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { ScrapeEngineSpecSchema, WorkerPoolSpecSchema } from '../../operator/resources.js';
+import { ProxyPoolSpecSchema } from '../../operator/proxy-pool-resource.js';
 import { operatorPermissions, readRepoFile as read, repoRoot as root, withPlaceholders } from './support/chart-text.js';
 
 interface SchemaNode {
   type?: string;
   properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
   required?: string[];
   enum?: string[];
 }
@@ -47,6 +49,9 @@ describe('CustomResourceDefinitions', () => {
     const specOf = (c: Crd) => Object.keys(c.spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!.properties!).sort();
     expect(specOf(crd('scrapeengines.trawler.dev.yaml'))).toEqual(Object.keys(ScrapeEngineSpecSchema.shape).sort());
     expect(specOf(crd('workerpools.trawler.dev.yaml'))).toEqual(Object.keys(WorkerPoolSpecSchema.shape).sort());
+    expect(specOf(crd('proxypools.trawler.dev.yaml'))).toEqual(Object.keys(ProxyPoolSpecSchema.shape).sort());
+    const exitFields = Object.keys(crd('proxypools.trawler.dev.yaml').spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!.properties!.exits!.items!.properties!).sort();
+    expect(exitFields).toEqual(Object.keys(ProxyPoolSpecSchema.shape.exits.element.shape).sort());
   });
 
   it('are the same files in the chart', () => {
@@ -78,10 +83,13 @@ describe('Helm chart', () => {
   it('grants the operator exactly the verbs operator/cluster.ts and operator/watch.ts use, and finalizers for blockOwnerDeletion', () => {
     expect(operatorPermissions()).toEqual(
       [
-        ...['get', 'list', 'watch'].flatMap((verb) => [`trawler.dev scrapeengines ${verb}`, `trawler.dev workerpools ${verb}`]),
+        ...['get', 'list', 'watch'].flatMap((verb) => [`trawler.dev scrapeengines ${verb}`, `trawler.dev workerpools ${verb}`, `trawler.dev proxypools ${verb}`]),
         'trawler.dev scrapeengines/status patch',
         'trawler.dev workerpools/status patch',
+        'trawler.dev proxypools/status patch',
         'trawler.dev workerpools/finalizers update',
+        'trawler.dev proxypools/finalizers update',
+        ...['get', 'create', 'update'].map((verb) => `core secrets ${verb}`),
         ...['get', 'list', 'watch', 'create', 'update', 'delete'].map((verb) => `apps deployments ${verb}`),
       ].sort(),
     );

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { operatorPermissions } from './support/chart-text.js';
 import type { RecordedRequest } from './support/fake-api-server.js';
-import { NAMESPACE, scrapeEngine, startHarness, workerPool, type Harness } from './support/harness.js';
+import { NAMESPACE, proxyPool, scrapeEngine, startHarness, workerPool, type Harness } from './support/harness.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -13,7 +13,9 @@ const METHOD_VERBS: Record<string, string> = { POST: 'create', PUT: 'update', PA
 
 /** The RBAC permission (`group resource verb`) a request of the operator needs. */
 function permissionOf(request: RecordedRequest): string {
-  const match = /^\/apis\/([^/]+)\/[^/]+(?:\/namespaces\/[^/]+)?\/([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?$/.exec(request.path);
+  // The core group (`/api/v1/...`) is the empty group, written `core` here.
+  const path = request.path.replace(/^\/api\/v1\//, '/apis/core/v1/');
+  const match = /^\/apis\/([^/]+)\/[^/]+(?:\/namespaces\/[^/]+)?\/([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?$/.exec(path);
   if (!match) throw new Error(`unexpected request path ${request.path}`);
   const [, group, plural, name, sub] = match;
   const verb = request.method === 'GET' ? (request.watch ? 'watch' : name ? 'get' : 'list') : METHOD_VERBS[request.method];
@@ -34,10 +36,18 @@ describe('operator RBAC in the chart', () => {
     const moved = store.get('workerpools', NAMESPACE, 'eu')!;
     store.update('workerpools', NAMESPACE, 'eu', { ...moved, spec: { engineRef: { name: 'light' }, replicas: 2 } }, 'main');
     await harness.settle();
+    // A ProxyPool with a credential Secret, then a change that rewrites its pool file Secret.
+    store.create('secrets', NAMESPACE, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'exits' }, data: { pass: Buffer.from('p').toString('base64') } } as never);
+    const exit = { url: 'http://10.0.0.5:3128', tier: 'datacenter', country: 'DE', passwordSecretRef: { name: 'exits', key: 'pass' } };
+    store.create('proxypools', NAMESPACE, proxyPool('main', { exits: [exit] }));
+    await harness.settle();
+    const pool = store.get('proxypools', NAMESPACE, 'main')!;
+    store.update('proxypools', NAMESPACE, 'main', { ...pool, spec: { exits: [{ ...exit, country: 'FR' }] } }, 'main');
+    await harness.settle();
 
     const used = new Set(harness.api.requests.map(permissionOf));
     // Setting blockOwnerDeletion on an owner reference needs `update` on the owner's finalizers.
-    for (const d of store.list('deployments', NAMESPACE)) {
+    for (const d of [...store.list('deployments', NAMESPACE), ...store.list('secrets', NAMESPACE)]) {
       for (const ref of d.metadata.ownerReferences ?? []) {
         if ((ref as { blockOwnerDeletion?: boolean }).blockOwnerDeletion) used.add(`trawler.dev ${ref.kind.toLowerCase()}s/finalizers update`);
       }

@@ -62,6 +62,15 @@ function pages(privateOrigin: string): Record<string, () => { status?: number; t
           '.then((all) => { document.getElementById("out").textContent = String(all.length); });</script>',
       ),
     }),
+    /** UTF-8 bytes, no charset in the header, no meta: the fetch engine reads UTF-8, a browser windows-1252. */
+    '/undeclared-charset': () => ({
+      type: 'text/html',
+      body: Buffer.from('<!doctype html><html><head><title>Undeclared</title></head><body><p id="t">café naïve über — ✓</p><p id="js"></p><script>document.getElementById("js").textContent = "script wrote é";</script></body></html>', 'utf8'),
+    }),
+    /** Content from a request the page makes at load, answered 300 ms later (the settle wait). */
+    '/fetch-at-load': () => ({
+      body: html('<div id="app">Loading…</div><script>fetch("/api/late").then((r) => r.json()).then((d) => { document.getElementById("app").textContent = d.text; });</script>'),
+    }),
     '/infinite': () => ({
       body: html(
         '<ul id="list"></ul><script>let page = 0; const list = document.getElementById("list");' +
@@ -132,6 +141,10 @@ export async function startJsSite(): Promise<JsSite> {
     for (const wake of hitWaiters.get(url.pathname) ?? []) wake();
     hitWaiters.delete(url.pathname);
     if (url.pathname === '/slow') return; // Never answers; the socket closes with the site.
+    if (url.pathname === '/api/late') {
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: 'Arrived after load' })), 300);
+      return;
+    }
     if (url.pathname === '/api/items') {
       const page = Number(url.searchParams.get('page') ?? 0);
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -1,5 +1,6 @@
 import type { Page, Response } from 'playwright-core';
 import { showsNoTargetDocument } from './main-document.js';
+import { repairCharset } from './charset-repair.js';
 import type { PageDom } from './page-dom.js';
 
 export interface CapturedDocument {
@@ -34,7 +35,9 @@ export async function captureDocument(page: Page, response: Response, dom: PageD
   if (errorPage) return { ...base, text: TEXTUAL.test(mediaType) ? '' : null, body: Buffer.alloc(0) };
   if (HTML_TYPES.has(mediaType)) {
     // XHTML is serialised as XML by page.content(); the DOM domain's markup is for HTML documents.
-    const html = (mediaType === 'text/html' ? await dom.html() : null) ?? (await page.content());
+    const rendered = (mediaType === 'text/html' ? await dom.html() : null) ?? (await page.content());
+    // The page as the fetch engine would have decoded it, when the browser read its bytes otherwise.
+    const html = repairCharset(rendered, await response.body().catch(() => null), mediaType, headers['content-type']);
     return { ...base, text: html, body: Buffer.from(html, 'utf8') };
   }
   const body = await response.body();

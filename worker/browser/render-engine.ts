@@ -4,7 +4,8 @@ import { codeAnchor, ServiceError } from '../../lib/errors/index.js';
 import type { ScrapeJob } from '../../lib/protocol/index.js';
 import type { EgressGuard } from '../egress/guard.js';
 import type { Engine, EngineContext, RawPage } from '../engine.js';
-import { redactProxy } from '../egress/redact.js';
+import { routeOf } from '../egress/redact.js';
+import { geoOf } from '../../lib/proxy-pool/geo.js';
 import { findBrowserBinary, type BrowserEngineName } from './binary.js';
 import { connectCdpBrowser, launchManagedBrowser, type ManagedBrowser } from './browser-process.js';
 import { BrowserPool } from './browser-pool.js';
@@ -81,7 +82,8 @@ export class BrowserEngine implements Engine {
   async fetch(job: ScrapeJob, context: EngineContext): Promise<RawPage> {
     const params = job.params;
     const clock = new StageClock();
-    const proxy = redactProxy(params.proxy);
+    const route = routeOf(job);
+    const proxy = route.use;
     const deadline = Math.min(job.deadline_at, Date.now() + job.budget_ms) - (this.options.deadlineMarginMs ?? 250);
     const headful = params.headless === false;
     const signal = AbortSignal.any([toAbortSignal(context.signal), AbortSignal.timeout(Math.max(1, deadline - Date.now()))]);
@@ -93,7 +95,7 @@ export class BrowserEngine implements Engine {
       ms: clock.elapsed(),
       error_code: error ? codeAnchor(error.code) : null,
     });
-    const lease = this.options.guard.lease({ requestId: job.request_id, upstreamProxy: params.proxy });
+    const lease = this.options.guard.lease({ requestId: job.request_id, upstreamProxy: route.upstreamProxy, trustedUpstream: route.trustedUpstream });
     let browser: ManagedBrowser | null = null;
     let broken = false;
     try {
@@ -106,6 +108,7 @@ export class BrowserEngine implements Engine {
         params,
         session: job.session,
         lease,
+        geo: proxy.source === 'pool' ? geoOf(params.proxy_country ?? job.exit?.country) : null,
         headful,
         canRasterise: this.name === 'chromium',
         deadline,
@@ -121,7 +124,7 @@ export class BrowserEngine implements Engine {
         attempts: [attempt(page.blocked ? 'challenge' : 'ok', null)],
         timeline: [...lease.timeline(), ...clock.steps],
         bytesIn: bytes.in,
-        proxyBytes: proxy.source === 'custom' ? bytes.in + bytes.out : 0,
+        proxyBytes: proxy.source === 'direct' ? 0 : bytes.in + bytes.out,
         proxy,
       };
     } catch (caught) {

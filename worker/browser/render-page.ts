@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import type { NetworkCapture, NetworkEntry } from '../../lib/scrape/network-capture-schema.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { SessionState } from '../../lib/protocol/index.js';
+import type { CountryGeo } from '../../lib/proxy-pool/geo.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { detectChallenge } from '../challenge/detect.js';
 import { EGRESS_ERROR_HEADER, type EgressLease } from '../egress/guard.js';
@@ -17,17 +18,22 @@ import { blockedClasses } from './resource-blocking.js';
 import { budgetTimeout, egressRefusal, isBrowserGone, navigationError, renderFailed } from './render-errors.js';
 import { takeScreenshot, type Screenshot } from './screenshots.js';
 import { sessionStateAfter, storageStateOf } from './session-state.js';
+import { NetworkQuiet, SETTLE_MAX_MS, settle } from './settle.js';
 import { StageClock } from './stage-clock.js';
 
 export const WAIT_FOR_DEFAULT_MS = 10_000;
 /** After DOMContentLoaded, how long the `load` event may take before the render goes on without it. */
 export const LOAD_GRACE_MS = 10_000;
+/** What the settle wait leaves of the budget for capture, screenshots and extraction. */
+const SETTLE_BUDGET_RESERVE_MS = 2_000;
 
 export interface RenderRequest {
   browser: Browser;
   params: ScrapeParams;
   session: SessionState | null;
   lease: EgressLease;
+  /** Timezone and locale of the exit's country (lib/proxy-pool/geo.ts), or the browser's own. */
+  geo: CountryGeo | null;
   headful: boolean;
   /** Screenshots and PDF (chromium); obscura has no rasteriser. */
   canRasterise: boolean;
@@ -59,6 +65,8 @@ export async function renderPage(request: RenderRequest): Promise<RenderedPage> 
     viewport: request.headful ? VIEWPORT_HEADFUL : VIEWPORT_HEADLESS,
     acceptDownloads: false,
     serviceWorkers: 'block',
+    timezoneId: request.geo?.timezoneId,
+    locale: request.geo?.locale,
     storageState: request.session ? storageStateOf(request.session) : undefined,
   });
   let aborted = false;
@@ -99,10 +107,15 @@ async function renderInContext(
   const recorder = capture ? new NetworkRecorder(capture, clock.startedAt) : null;
   recorder?.attach(page);
 
+  const traffic = new NetworkQuiet(page);
   const navStarted = Date.now();
   const response = await clock.run('navigate', () => navigate(page, mainDocument, params.url, lease, remaining));
   const upstreamMs = Date.now() - navStarted;
   await page.waitForLoadState('load', { timeout: Math.max(1, Math.min(LOAD_GRACE_MS, remaining())) }).catch(() => undefined);
+  // An explicit wait_for says what "ready" means; otherwise the page settles (settle.ts), within the budget.
+  const settleBound = Math.min(SETTLE_MAX_MS, remaining() - SETTLE_BUDGET_RESERVE_MS);
+  if (!params.wait_for && settleBound > 0) await clock.run('settle', () => settle(page, traffic, settleBound));
+  traffic.detach();
   const dom = new PageDom(page);
 
   if (params.wait_for) {

@@ -2,7 +2,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { SocksClient } from 'socks';
 import { ServiceError } from '../../lib/errors/index.js';
-import { resolveAllowed, type EgressPolicy, type LookupFn } from '../../lib/egress/policy.js';
+import { resolveAllowed, resolveTrusted, type EgressPolicy, type LookupFn } from '../../lib/egress/policy.js';
 import type { LeaseRecord } from './lease.js';
 import { connectThroughHttpProxy } from './http-tunnel.js';
 
@@ -11,7 +11,7 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_PROXY_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'socks5:': 1080, 'socks5h:': 1080 };
 
 /** What a dial records on its lease: stages and the sockets whose bytes it counts. */
-export type DialLease = Pick<LeaseRecord, 'upstreamProxy' | 'recordStep' | 'track'>;
+export type DialLease = Pick<LeaseRecord, 'upstreamProxy' | 'trustedUpstream' | 'recordStep' | 'track'>;
 
 export interface DialRequest {
   host: string;
@@ -104,6 +104,7 @@ async function checkTargetThroughProxy(request: DialRequest, mustResolve: boolea
 
 async function resolveProxyHost(proxy: URL, request: DialRequest): Promise<string> {
   try {
+    if (request.lease.trustedUpstream) return (await resolveTrusted(proxy.hostname, request.lookup))[0];
     return (await resolveAllowed(proxy.hostname, request.policy, request.lookup))[0];
   } catch (error) {
     if (error instanceof ServiceError && error.code === 'ERR::SECURITY::SSRF_BLOCKED') {

@@ -72,6 +72,8 @@ export class LeaseRecord implements EgressLease {
     private readonly onRelease: (lease: LeaseRecord) => void,
     private readonly opener: LeaseOpener,
     readonly reusable = false,
+    /** The upstream is a managed pool exit: the deployment's own address, reached even when private. */
+    readonly trustedUpstream = false,
   ) {
     this.username = `lease-${randomBytes(6).toString('hex')}`;
     this.password = randomBytes(18).toString('base64url');

@@ -101,6 +101,17 @@ const SINGLE_BYTE_ENCODING = /^(windows-125\d|iso-8859-\d+|latin-?\d|cp125\d|koi
  * UTF-8 (docs/fetch-engine.md, "Charset").
  */
 export function decodeText(body: Buffer, mediaType: string, contentType: string | undefined): string {
+  const encoding = textEncodingOf(body, mediaType, contentType);
+  // Valid UTF-8 without a BOM decodes to the same string either way; iconv's stream decoder costs more per body.
+  if (bomEncoding(body) === null && UTF8_NAME.test(encoding) && isUtf8(body)) return body.toString('utf8');
+  return iconv.decode(body, encoding);
+}
+
+/**
+ * The one charset decision of every engine (docs/fetch-engine.md "Charset"): the fetch engine decodes
+ * with it, and the render engines repair a page the browser decoded otherwise (worker/browser/charset-repair.ts).
+ */
+export function textEncodingOf(body: Buffer, mediaType: string, contentType: string | undefined): string {
   const declared = charsetParameter(contentType);
   const bom = bomEncoding(body);
   let encoding: string;
@@ -112,9 +123,13 @@ export function decodeText(body: Buffer, mediaType: string, contentType: string 
     encoding = bom ?? declared ?? 'utf-8';
   }
   if (!iconv.encodingExists(encoding) || (SINGLE_BYTE_ENCODING.test(encoding) && isMultiByteUtf8(body))) encoding = 'utf-8';
-  // Valid UTF-8 without a BOM decodes to the same string either way; iconv's stream decoder costs more per body.
-  if (bom === null && UTF8_NAME.test(encoding) && isUtf8(body)) return body.toString('utf8');
-  return iconv.decode(body, encoding);
+  return encoding;
+}
+
+/** What a browser decodes an HTML body as: the WHATWG order with its usual default, windows-1252. */
+export function browserEncodingOf(body: Buffer, contentType: string | undefined): string {
+  const declared = charsetParameter(contentType);
+  return bomEncoding(body) ?? getEncoding(body, { transportLayerEncodingLabel: declared, defaultEncoding: 'windows-1252' });
 }
 
 const UTF8_NAME = /^utf-?8$/i;

@@ -1,4 +1,4 @@
-import { redactProxy } from '../egress/redact.js';
+import { routeOf, type JobRoute } from '../egress/redact.js';
 import { ServiceError, codeAnchor, toServiceError, type Attempt, type TimelineStep } from '../../lib/errors/index.js';
 import { checkProxyUrl, checkTargetUrl, type EgressPolicy } from '../../lib/egress/policy.js';
 import type { ProxyUse, ScrapeJob } from '../../lib/protocol/index.js';
@@ -39,6 +39,7 @@ interface RunState {
   timeline: TimelineStep[];
   attempts: Attempt[];
   bytes: { in: number; out: number };
+  route: JobRoute;
   proxy: ProxyUse;
 }
 
@@ -73,15 +74,14 @@ export class FetchEngine implements Engine {
       timeline: [],
       attempts: [],
       bytes: { in: 0, out: 0 },
+      route: routeOf(job),
       proxy: { source: 'direct', endpoint: null, country: null },
     };
     try {
       const target = checkTargetUrl(params.url, this.options.policy);
-      if (params.proxy !== null) {
-        checkProxyUrl(params.proxy, this.options.policy);
-        state.proxy = redactProxy(params.proxy);
-      }
-      if (params.proxy_verify && params.proxy !== null) await this.verifyProxyWithinBudget(job, params.proxy, target, context.signal, state);
+      if (!state.route.trustedUpstream && params.proxy !== null) checkProxyUrl(params.proxy, this.options.policy);
+      state.proxy = state.route.use;
+      if (params.proxy_verify && params.proxy !== null && job.exit === null) await this.verifyProxyWithinBudget(job, params.proxy, target, context.signal, state);
       const cookies = job.session ? await SessionCookieJar.fromSession(job.session) : undefined;
       // No deadline of its own for the whole fetch: each attempt's deadline ends within the budget.
       const fetched = await this.fetchWithRetries(job, params, target, context.signal, state, cookies);
@@ -140,7 +140,8 @@ export class FetchEngine implements Engine {
           guard: this.options.guard,
           policy: this.options.policy,
           requestId: job.request_id,
-          upstreamProxy: params.proxy,
+          upstreamProxy: state.route.upstreamProxy,
+          trustedUpstream: state.route.trustedUpstream,
           url: target,
           method: params.method,
           headers: params.custom_headers,
@@ -200,7 +201,7 @@ export class FetchEngine implements Engine {
       attempts: state.attempts,
       timeline: state.timeline,
       bytesIn: state.bytes.in,
-      proxyBytes: state.proxy.source === 'custom' ? state.bytes.in + state.bytes.out : 0,
+      proxyBytes: state.proxy.source === 'direct' ? 0 : state.bytes.in + state.bytes.out,
       proxy: state.proxy,
       upstreamMs,
       blocked,

@@ -17,6 +17,8 @@ export interface HopsRequest {
   policy: EgressPolicy;
   requestId: string;
   upstreamProxy: string | null;
+  /** The upstream is a managed pool exit (worker/egress/redact.ts routeOf). */
+  trustedUpstream: boolean;
   url: URL;
   method: HttpMethod;
   headers: Record<string, string>;
@@ -76,7 +78,7 @@ export async function followHops(request: HopsRequest): Promise<FetchedPage> {
   let headers = request.headers;
   for (let redirects = 0; ; redirects++) {
     // Direct traffic reuses kept leases and their connections (docs/ssrf.md, "Connection reuse").
-    const lease = request.guard.lease({ requestId: request.requestId, upstreamProxy: request.upstreamProxy, reusable: true });
+    const lease = request.guard.lease({ requestId: request.requestId, upstreamProxy: request.upstreamProxy, trustedUpstream: request.trustedUpstream, reusable: true });
     const started = performance.now();
     let status: number | null = null;
     let stage = 'request';

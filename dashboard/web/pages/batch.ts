@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { badge, h, table, when } from '../dom.js';
+import { badge, copyButton, field, h, table, when } from '../dom.js';
 import { act, section, type Page, type PageContext } from '../shell.js';
 import { projectPicker } from './project-picker.js';
 
@@ -14,13 +14,28 @@ interface Job {
   finished_at?: string;
   environment?: string;
   error_message?: string;
+  params?: Record<string, unknown>;
+  estimated_credits?: number;
+}
+interface ItemLine {
+  seq: number;
+  url: string;
+  status: string;
+  attempts: number;
+  http_status?: number;
+  request_id?: string;
+  credits_micro: number;
+  error?: { code: string; detail?: string; retryable: boolean };
 }
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 
+/** Green for the items that succeeded, red for those that failed: a job with failures is never all green. */
 function progressBar(job: Job): HTMLElement {
-  const bar = h('div', { class: 'progress-fill' });
+  const bar = h('div', { class: job.progress.failed > 0 ? 'progress-fill has-failed' : 'progress-fill' });
   bar.style.width = `${job.progress.percent_complete}%`;
+  const finished = job.progress.succeeded + job.progress.failed;
+  if (finished > 0) bar.style.setProperty('--ok-share', `${(job.progress.succeeded * 100) / finished}%`);
   return h('div', { class: 'progress', role: 'progressbar', 'aria-valuenow': job.progress.percent_complete, 'aria-valuemin': 0, 'aria-valuemax': 100 }, bar);
 }
 
@@ -38,14 +53,14 @@ async function listPage({ org, navigate, every }: PageContext): Promise<HTMLElem
         ['Job', 'Status', 'Progress', 'Items', 'Credits', 'Submitted', ''],
         answer.batches.map((job) => [
           job.name ?? h('code', {}, job.id),
-          badge(job.status),
+          statusBadge(job),
           progressBar(job),
           `${job.progress.completed}/${job.progress.total}`,
           job.progress.credits_charged,
           when(job.submitted_at),
           h('a', { href: `#/o/${org.id}/batch/${projectId}/${job.id}` }, 'Open'),
         ]),
-        'No batch jobs in this project. Submit one with POST /v1/batch.',
+        'No batch jobs in this project yet: start one above, or with POST /v1/batch or `trawler batch run`.',
       ),
     );
   };
@@ -53,8 +68,7 @@ async function listPage({ org, navigate, every }: PageContext): Promise<HTMLElem
   projectId = picker.value;
   await load();
   every(2000, () => void load().catch(() => undefined));
-  void navigate;
-  return h('div', {}, h('h1', {}, 'Batch jobs'), section('Project', picker.element), errors, section('Jobs', results));
+  return h('div', {}, h('h1', {}, 'Batch jobs'), section('Project', picker.element), errors, newBatch(org, () => projectId, navigate), section('Jobs', results));
 }
 
 async function jobPage({ org, every }: PageContext, projectId: string, jobId: string): Promise<HTMLElement> {
@@ -69,9 +83,10 @@ async function jobPage({ org, every }: PageContext, projectId: string, jobId: st
     };
     body.replaceChildren(
       h('h1', {}, 'Batch job ', h('code', {}, job.name ?? job.id)),
+      h('p', { class: 'inline-code' }, 'Job id ', h('code', { 'data-job-id': job.id }, job.id), copyButton(() => job.id, 'Copy id')),
       section(
         'Progress',
-        h('div', { class: 'row' }, h('span', {}, 'Status: '), h('span', { 'data-job-status': job.status }, badge(job.status))),
+        h('div', { class: 'row' }, h('span', {}, 'Status: '), h('span', { 'data-job-status': job.status }, statusBadge(job))),
         progressBar(job),
         h('p', {}, `${job.progress.completed} of ${job.progress.total} done (${job.progress.percent_complete}%): ${job.progress.succeeded} succeeded, ${job.progress.failed} failed, ${job.progress.cancelled} cancelled, ${job.progress.skipped} skipped · ${job.progress.credits_charged} credits`),
         job.error_message ? h('p', { class: 'alert' }, job.error_message) : null,
@@ -84,10 +99,46 @@ async function jobPage({ org, every }: PageContext, projectId: string, jobId: st
           h('a', { class: 'button', href: `/api${path}/results`, download: `batch-${job.id}.ndjson` }, 'Download results'),
         ),
       ),
-      section('Facts', h('p', { class: 'muted' }, `Environment ${job.environment ?? '—'} · submitted ${when(job.submitted_at)} · finished ${when(job.finished_at)}`)),
+      section(
+        'Facts',
+        h('p', { class: 'muted' }, `Environment ${job.environment ?? '—'} · submitted ${when(job.submitted_at)} · finished ${when(job.finished_at)}`),
+        heldNote(job),
+      ),
+      section('Parameters', h('pre', { class: 'preview-text' }, JSON.stringify(job.params ?? {}, null, 2))),
+      section('Items', items),
     );
   };
-  const refresh = async () => render(await api<Job>('GET', path));
+  const items = h('div', {});
+  let shownFinished = -1;
+  const loadItems = async (job: Job) => {
+    const finished = job.progress.completed;
+    if (finished === shownFinished) return;
+    shownFinished = finished;
+    const answer = await api<{ items: ItemLine[] }>('GET', `${path}/items`);
+    items.replaceChildren(
+      table(
+        ['Item', 'URL', 'Status', 'Target', 'Attempts', 'Error', 'Credits', 'Request'],
+        answer.items.map((item) => [
+          // Items count from 1, the nth URL or object sent (seq counts from 0; blank lines are not items).
+          String(item.seq + 1),
+          h('span', { class: 'url', title: item.url }, item.url),
+          badge(item.status),
+          item.http_status ?? '—',
+          item.attempts,
+          item.error ? h('span', { class: 'error-cell' }, h('code', {}, item.error.code), item.error.detail ? ` ${item.error.detail}` : '') : '',
+          item.credits_micro / 1_000_000,
+          item.request_id ? h('a', { href: `#/o/${org.id}/requests/${item.request_id}` }, 'log') : '—',
+        ]),
+        'No item has finished yet.',
+      ),
+      answer.items.length < job.progress.completed ? h('p', { class: 'muted' }, `The first ${answer.items.length} finished items; "Download results" has them all.`) : '',
+    );
+  };
+  const refresh = async () => {
+    const job = await api<Job>('GET', path);
+    render(job);
+    await loadItems(job);
+  };
   await refresh();
   every(1000, () => void refresh().catch(() => undefined));
   return h('div', {}, h('p', {}, h('a', { href: `#/o/${org.id}/batch` }, '← Batch jobs')), errors, body);
@@ -97,4 +148,72 @@ async function jobPage({ org, every }: PageContext, projectId: string, jobId: st
 async function unwrap(answer: unknown): Promise<Job> {
   const value = answer as Job & { job?: Job };
   return value.job ?? value;
+}
+
+/** "completed" with failed items says so, in amber, instead of a plain green "completed". */
+function statusBadge(job: Job): HTMLElement {
+  if (job.status === 'completed' && job.progress.failed > 0) return badge(`completed, ${job.progress.failed} failed`, 'completed_with_errors');
+  return badge(job.status);
+}
+
+function heldNote(job: Job): HTMLElement | null {
+  if (TERMINAL.includes(job.status)) return null;
+  return h(
+    'p',
+    { class: 'muted' },
+    `While it runs, each unfinished item holds its dearest price (estimated ${job.estimated_credits ?? '—'} credits at submission): these show as "reserved" on the Usage page and are released as items finish; only what the answer says is charged (${job.progress.credits_charged} so far).`,
+  );
+}
+
+/** Start a batch from pasted lines or an uploaded file: one URL, or one JSON item object, per line. */
+function newBatch(org: PageContext['org'], projectId: () => string, navigate: (hash: string) => void): HTMLElement {
+  const errors = h('div', {});
+  const lines = h('textarea', { rows: 6, placeholder: 'https://example.com/\nhttps://example.org/\n{"url": "https://example.net/", "js_render": true}' });
+  const upload = h('input', { type: 'file', accept: '.txt,.csv,.ndjson,.jsonl,text/plain' });
+  upload.addEventListener('change', () => {
+    const file = upload.files?.[0];
+    if (file) void file.text().then((text) => (lines.value = text));
+  });
+  const name = h('input', { type: 'text', maxlength: 200 });
+  const environment = h('select', {}, h('option', { value: 'live' }, 'live'), h('option', { value: 'test' }, 'test'));
+  const params = h('textarea', { rows: 2, placeholder: '{"response_format": "markdown"}' });
+  const submit = h('button', { type: 'submit' }, 'Start batch');
+  const form = h(
+    'form',
+    {},
+    field('URLs or items, one per line', lines, 'Paste, or choose a file below. Up to 10,000 lines here; for more, `trawler batch run FILE` splits the input into appends.'),
+    h('div', { class: 'row' }, field('File', upload), field('Job name', name), field('Environment', environment)),
+    field('Job-wide parameters (JSON, optional)', params, 'Any scrape parameter except url; each line may override them.'),
+    submit,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void act(
+      errors,
+      async () => {
+        const body = { environment: environment.value, ...(name.value.trim() ? { name: name.value.trim() } : {}), ...parseLines(lines.value), params: params.value.trim() ? parseJson(params.value, 'Job-wide parameters') : {} };
+        const job = await api<Job>('POST', `/orgs/${org.id}/projects/${projectId()}/batch`, body);
+        navigate(`#/o/${org.id}/batch/${projectId()}/${job.id}`);
+      },
+      submit,
+    );
+  });
+  return section('New batch', form, errors);
+}
+
+function parseLines(text: string): { urls: string[] } | { items: Array<Record<string, unknown>> } {
+  const rows = text.split(/\r?\n/).map((line) => line.trim());
+  const filled = rows.map((line, index) => ({ line, number: index + 1 })).filter(({ line }) => line !== '');
+  if (filled.length === 0) throw new Error('Paste at least one URL, or choose a file.');
+  if (filled.length > 10_000) throw new Error(`${filled.length} lines: at most 10,000 per batch here; \`trawler batch run FILE\` sends more as appends to one job.`);
+  if (filled.every(({ line }) => !line.startsWith('{'))) return { urls: filled.map(({ line }) => line) };
+  return { items: filled.map(({ line, number }) => (line.startsWith('{') ? (parseJson(line, `Line ${number}`) as Record<string, unknown>) : { url: line })) };
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new Error(`${what}: not JSON (${(error as Error).message})`);
+  }
 }

@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { badge, field, h, table, when } from '../dom.js';
+import { badge, copyButton, field, h, table, when } from '../dom.js';
 import { act, actionForm, canAdmin, section, type Page } from '../shell.js';
 
 interface Key {
@@ -20,11 +20,20 @@ interface Project {
   name: string;
 }
 
-const SCOPES = ['scrape', 'batch', 'sessions', 'browser', 'read'];
+/**
+ * The scopes offered on a new key, with what each allows. `browser` is not offered: /v1/browser answers
+ * 501 ERR::ENGINE::UNAVAILABLE in this version, so the scope would grant nothing (the API still accepts it).
+ */
+const SCOPES: Array<[string, string]> = [
+  ['scrape', 'GET and POST /v1/scrape'],
+  ['batch', 'create, read, cancel and retry batch jobs (/v1/batch)'],
+  ['sessions', 'browser sessions that keep cookies (/v1/sessions)'],
+  ['read', 'read-only: usage and the request log (/v1/usage, /v1/requests)'],
+];
 const ON_NEW_KEYS = ['scrape', 'batch', 'sessions'];
 
-function secretBox(label: string, secret: string): HTMLElement {
-  return h('div', { class: 'secret' }, h('div', {}, label), h('code', { 'data-secret': 'true' }, secret));
+export function secretBox(label: string, secret: string): HTMLElement {
+  return h('div', { class: 'secret' }, h('div', { class: 'inline-code' }, label, copyButton(() => secret, 'Copy secret')), h('code', { 'data-secret': 'true' }, secret));
 }
 
 export const keysPage: Page = async ({ org, navigate }) => {
@@ -60,8 +69,8 @@ export const keysPage: Page = async ({ org, navigate }) => {
   const created = h('div', {});
   const name = h('input', { required: true, maxlength: 100 });
   const project = h('select', {}, projects.map((p) => h('option', { value: p.id }, p.name)));
-  const environment = h('select', {}, h('option', { value: 'test' }, 'test (never spends live credits)'), h('option', { value: 'live' }, 'live'));
-  const scopeBoxes = SCOPES.map((scope) => h('input', { type: 'checkbox', value: scope, checked: ON_NEW_KEYS.includes(scope), id: `scope-${scope}` }));
+  const environment = h('select', {}, h('option', { value: 'test' }, 'test'), h('option', { value: 'live' }, 'live'));
+  const scopeBoxes = SCOPES.map(([scope]) => h('input', { type: 'checkbox', value: scope, checked: ON_NEW_KEYS.includes(scope), id: `scope-${scope}` }));
   const expires = h('input', { type: 'datetime-local' });
   const createButton = h('button', { type: 'submit' }, 'Create key');
   const createForm = actionForm(
@@ -85,8 +94,17 @@ export const keysPage: Page = async ({ org, navigate }) => {
     },
     field('Name', name),
     field('Project', project),
-    field('Environment', environment),
-    h('fieldset', {}, h('legend', {}, 'Scopes'), scopeBoxes.map((box) => h('label', { class: 'check' }, box, ` ${box.value}`))),
+    field(
+      'Environment',
+      environment,
+      'Fixed at creation. Both really scrape. A test key (svc_test_…) spends the test ledger, an allowance of its own that never touches live credits (Usage → test credits); a live key spends the workspace\'s credits.',
+    ),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'Scopes'),
+      scopeBoxes.map((box, index) => h('label', { class: 'check scope', title: SCOPES[index][1] }, box, ` ${box.value}`, h('small', { class: 'muted' }, ` — ${SCOPES[index][1]}`))),
+    ),
     field('Expires (optional)', expires),
     createButton,
   );

@@ -1,7 +1,10 @@
 import { ArcElement, BarController, BarElement, CategoryScale, Chart, DoughnutController, Legend, LinearScale, Tooltip } from 'chart.js';
 import { api } from '../api.js';
-import { h } from '../dom.js';
-import { section, type Page } from '../shell.js';
+import { codeBlock, h } from '../dom.js';
+import { act, section, type Page, type PageContext } from '../shell.js';
+import { curlSnippet } from '../snippets.js';
+import { secretBox } from './keys.js';
+import { gatewayUrl, priceList, type PlaygroundInfo } from './playground.js';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend, DoughnutController, ArcElement);
 
@@ -41,7 +44,7 @@ export const usagePage: Page = async ({ org, params }) => {
     tile('Resets', new Date(usage.period.resets_at).toLocaleDateString()),
   );
   const dayCanvas = h('canvas', { 'aria-label': 'Credits and requests per day', role: 'img' });
-  const engineCanvas = h('canvas', { 'aria-label': 'Requests per engine', role: 'img' });
+  const engineCanvas = h('canvas', { 'aria-label': 'Credits per engine', role: 'img' });
   new Chart(dayCanvas, {
     type: 'bar',
     data: {
@@ -55,32 +58,68 @@ export const usagePage: Page = async ({ org, params }) => {
       animation: false,
       responsive: true,
       maintainAspectRatio: false,
-      scales: { credits: { position: 'left', beginAtZero: true }, requests: { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false } } },
+      scales: {
+        x: { title: { display: true, text: 'Day (UTC)' } },
+        credits: { position: 'left', beginAtZero: true, title: { display: true, text: 'Credits' } },
+        requests: { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false }, title: { display: true, text: 'Requests' } },
+      },
     },
   });
   new Chart(engineCanvas, {
     type: 'doughnut',
     data: {
-      labels: usage.by_engine.map((e) => `${e.engine} (${fmt(e.credits)} credits)`),
-      datasets: [{ label: 'Requests', data: usage.by_engine.map((e) => e.requests), backgroundColor: COLORS }],
+      // Slices sized by credits, as the legend says; the request count is in the label.
+      labels: usage.by_engine.map((e) => `${e.engine}: ${fmt(e.credits)} credits, ${fmt(e.requests)} requests`),
+      datasets: [{ label: 'Credits', data: usage.by_engine.map((e) => e.credits), backgroundColor: COLORS }],
     },
     options: { animation: false, responsive: true, maintainAspectRatio: false },
   });
+  const info = await api<PlaygroundInfo>('GET', `/orgs/${org.id}/playground`);
   return h(
     'div',
     {},
     h('h1', {}, 'Usage'),
+    usage.by_day.length === 0 && environment === 'live' ? gettingStarted(org, info) : null,
     tabs,
     section(
       `Allowance month ${new Date(usage.period.start).toLocaleDateString()} – ${new Date(usage.period.end).toLocaleDateString()}`,
       tiles,
-      h('p', { class: 'muted' }, 'The same figures as GET /v1/usage. Reserved credits are held by scrapes and batch items in flight.'),
+      h(
+        'p',
+        { class: 'muted' },
+        'The same figures as GET /v1/usage, in whole credits. Reserved: credits held, not spent, by scrapes and batch items in flight (each at its dearest possible price); they return to "Left" as each finishes, less what it was charged. Left = allowance − spent − reserved.',
+      ),
     ),
     h(
       'div',
       { class: 'charts' },
       section('Per day', usage.by_day.length ? h('div', { class: 'chart' }, dayCanvas) : h('p', { class: 'empty' }, 'No settled requests this month.')),
-      section('Per engine', usage.by_engine.length ? h('div', { class: 'chart' }, engineCanvas) : h('p', { class: 'empty' }, 'No settled requests this month.')),
+      section('Credits per engine', usage.by_engine.length ? h('div', { class: 'chart' }, engineCanvas) : h('p', { class: 'empty' }, 'No settled requests this month.')),
     ),
+    priceList(info),
   );
 };
+
+/** Onboarding, until the workspace's first settled scrape: the key, a ready curl, the playground. */
+function gettingStarted(org: PageContext['org'], info: PlaygroundInfo): HTMLElement {
+  const example = { url: 'https://example.com/', response_format: 'markdown' };
+  const slot = h('div', {}, codeBlock(curlSnippet(gatewayUrl(info), example), 'Copy curl'));
+  const reveal = h('button', {}, 'Show my Default key in the command');
+  reveal.addEventListener('click', () =>
+    void act(
+      slot,
+      async () => {
+        const { secret } = await api<{ secret: string }>('POST', `/orgs/${org.id}/default-key/reveal`);
+        slot.replaceChildren(secretBox('Your Default key (live):', secret), codeBlock(curlSnippet(gatewayUrl(info), example, secret), 'Copy curl'));
+      },
+      reveal,
+    ),
+  );
+  return section(
+    'Get started',
+    h('p', {}, 'Your workspace has a live key named Default. Scrape a page with it from a terminal, or try every parameter in the ', h('a', { href: `#/o/${org.id}/playground` }, 'Playground'), '.'),
+    h('div', { class: 'row' }, reveal),
+    slot,
+    h('p', { class: 'muted' }, 'Or set TRAWLER_API_KEY and use the CLI: trawler scrape https://example.com/ --response-format markdown'),
+  );
+}

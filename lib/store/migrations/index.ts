@@ -13,7 +13,8 @@ import * as batchJobTotals from './014-batch-job-totals.js';
 import * as settledStripes from './015-settled-stripes.js';
 import * as openHoldIndexes from './016-open-hold-indexes.js';
 import * as dashboardHardening from './017-dashboard-hardening.js';
-import * as sealedBatchParams from './018-sealed-batch-params.js';
+import * as proxyPools from './018-proxy-pools.js';
+import * as sealedBatchParams from './019-sealed-batch-params.js';
 
 export interface Migration {
   version: number;
@@ -38,5 +39,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 15, name: 'settled-stripes', up: settledStripes.up },
   { version: 16, name: 'open-hold-indexes', up: openHoldIndexes.up },
   { version: 17, name: 'dashboard-hardening', up: dashboardHardening.up },
-  { version: 18, name: 'sealed-batch-params', up: sealedBatchParams.up },
+  { version: 18, name: 'proxy-pools', up: proxyPools.up },
+  { version: 19, name: 'sealed-batch-params', up: sealedBatchParams.up },
 ].sort((a, b) => a.version - b.version);

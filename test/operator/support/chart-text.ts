@@ -32,5 +32,5 @@ export function operatorPermissions(): string[] {
   const docs = loadAll(withPlaceholders(readRepoFile('charts/trawler/templates/operator-rbac.yaml'))) as Array<{ kind?: string; rules?: PolicyRule[] }>;
   const role = docs.find((d) => d?.kind === 'ClusterRole');
   if (!role?.rules) throw new Error('operator-rbac.yaml has no ClusterRole with rules');
-  return role.rules.flatMap((rule) => rule.apiGroups.flatMap((g) => rule.resources.flatMap((r) => rule.verbs.map((v) => `${g} ${r} ${v}`)))).sort();
+  return role.rules.flatMap((rule) => rule.apiGroups.flatMap((g) => rule.resources.flatMap((r) => rule.verbs.map((v) => `${g || 'core'} ${r} ${v}`)))).sort();
 }

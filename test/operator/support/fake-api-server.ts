@@ -7,7 +7,9 @@ import { mergePatch, matchesSelector, ObjectStore, StoreError, type KObject, typ
 const TYPES: Record<string, { prefix: string; kind: string; apiVersion: string; scale?: boolean }> = {
   scrapeengines: { prefix: '/apis/trawler.dev/v1alpha1', kind: 'ScrapeEngine', apiVersion: 'trawler.dev/v1alpha1' },
   workerpools: { prefix: '/apis/trawler.dev/v1alpha1', kind: 'WorkerPool', apiVersion: 'trawler.dev/v1alpha1', scale: true },
+  proxypools: { prefix: '/apis/trawler.dev/v1alpha1', kind: 'ProxyPool', apiVersion: 'trawler.dev/v1alpha1' },
   deployments: { prefix: '/apis/apps/v1', kind: 'Deployment', apiVersion: 'apps/v1' },
+  secrets: { prefix: '/api/v1', kind: 'Secret', apiVersion: 'v1' },
 };
 
 export interface RecordedRequest {

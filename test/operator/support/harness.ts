@@ -39,7 +39,7 @@ export async function startHarness(overrides: Partial<OperatorOptions> = {}): Pr
   const settle = () =>
     until(() => {
       const seen = operator.watches.resourceVersions();
-      const caughtUp = (['scrapeengines', 'workerpools', 'deployments'] as const).every(
+      const caughtUp = (['scrapeengines', 'workerpools', 'proxypools', 'deployments'] as const).every(
         (plural) => Number(seen[plural] || 0) >= api.store.lastEventRv(plural),
       );
       return caughtUp && operator.queue.isIdle();
@@ -71,6 +71,10 @@ export function scrapeEngine(name: string, spec: Record<string, unknown>): KObje
 
 export function workerPool(name: string, spec: Record<string, unknown>): KObject {
   return { apiVersion: 'trawler.dev/v1alpha1', kind: 'WorkerPool', metadata: { name }, spec };
+}
+
+export function proxyPool(name: string, spec: Record<string, unknown>): KObject {
+  return { apiVersion: 'trawler.dev/v1alpha1', kind: 'ProxyPool', metadata: { name }, spec };
 }
 
 export function condition(object: KObject | undefined, type: string): { status: string; reason: string; message: string } | undefined {

@@ -76,9 +76,9 @@ describe('scrape parameter flags', () => {
 
 describe('batch input and chunks', () => {
   it('reads URLs and JSONL items, skipping blanks and comments', () => {
-    expect(parseBatchInput('# c\nhttps://a.example/\n\nhttps://b.example/\n', 'f')).toEqual({ items: [{ url: 'https://a.example/' }, { url: 'https://b.example/' }], plainUrls: true });
+    expect(parseBatchInput('# c\nhttps://a.example/\n\nhttps://b.example/\n', 'f')).toEqual({ items: [{ url: 'https://a.example/' }, { url: 'https://b.example/' }], plainUrls: true, where: ['f:2', 'f:4'] });
     const mixed = parseBatchInput('https://a.example/\n{"url":"https://b.example/","external_id":"b"}', 'f');
-    expect(mixed).toEqual({ items: [{ url: 'https://a.example/' }, { url: 'https://b.example/', external_id: 'b' }], plainUrls: false });
+    expect(mixed).toEqual({ items: [{ url: 'https://a.example/' }, { url: 'https://b.example/', external_id: 'b' }], plainUrls: false, where: ['f:1', 'f:2'] });
     expect(() => parseBatchInput('https://a.example/ extra', 'f')).toThrow('f:1: expected one URL or one JSON object per line');
     expect(() => parseBatchInput('\n', 'f')).toThrow('no URLs or items');
   });

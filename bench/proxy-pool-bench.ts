@@ -1,0 +1,119 @@
+/**
+ * Managed proxy pool benchmarks (docs/proxy-pools.md), both sides of each comparison from one run:
+ * 1. Selection overhead: the same fetch scrape through the same local exit, once as the caller's own
+ *    `proxy`, once chosen by the pool (interleaved, p50 of each and the difference; target: at most 0.2 ms).
+ * 2. Rotation under failures: 1,000 requests over 10 exits, 3 of them failing (their provider answers
+ *    429): how many requests each failing exit received before its cooldown, whether any reached a
+ *    cooling exit, and how evenly the 7 others shared the rest (target: within 20% of even).
+ */
+import { performance } from 'node:perf_hooks';
+import { startExitTarget, startStaticExit, type ExitServer } from '../test/support/pool-exits.js';
+import { startPoolService } from '../test/support/pool-service.js';
+import { ExitPool } from '../lib/proxy-pool/exit-pool.js';
+import { parsePoolFile } from '../lib/proxy-pool/pool-file.js';
+import { openStore } from '../lib/store/open.js';
+
+const OVERHEAD_ROUNDS = Number(process.env.BENCH_POOL_ROUNDS ?? 400);
+const ROTATION_REQUESTS = 1000;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function timed(work: () => Promise<Response>): Promise<number> {
+  const started = performance.now();
+  const response = await work();
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`scrape answered ${response.status}`);
+  return performance.now() - started;
+}
+
+async function selectionOverhead(): Promise<void> {
+  const target = await startExitTarget();
+  const exit = await startStaticExit({ address: '127.0.0.1' });
+  const service = await startPoolService([{ id: 'local', url: exit.url, tier: 'datacenter', country: 'DE' }], {
+    checkBusMessages: false,
+    env: { PROXY_HEALTH_REFRESH_MS: '1000', DEFAULT_RATE_LIMIT_PER_SECOND: '100000', LOG_LEVEL: 'silent' },
+  });
+  try {
+    const own: number[] = [];
+    const pooled: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      await timed(() => service.scrape({ url: target.url, proxy: exit.url }));
+      await timed(() => service.scrape({ url: target.url }));
+    }
+    for (let i = 0; i < OVERHEAD_ROUNDS; i++) {
+      // Alternate which side goes first, so drift in machine load falls on both.
+      const first = i % 2 === 0;
+      if (first) own.push(await timed(() => service.scrape({ url: target.url, proxy: exit.url })));
+      pooled.push(await timed(() => service.scrape({ url: target.url })));
+      if (!first) own.push(await timed(() => service.scrape({ url: target.url, proxy: exit.url })));
+    }
+    const ownP50 = percentile(own, 50);
+    const poolP50 = percentile(pooled, 50);
+    console.log(`selection overhead, ${OVERHEAD_ROUNDS} scrapes each through the same local exit (fetch, embedded):`);
+    console.log(`  own proxy      p50 ${ownP50.toFixed(3)} ms   p90 ${percentile(own, 90).toFixed(3)} ms`);
+    console.log(`  pool selection p50 ${poolP50.toFixed(3)} ms   p90 ${percentile(pooled, 90).toFixed(3)} ms`);
+    console.log(`  difference     p50 ${(poolP50 - ownP50).toFixed(3)} ms (target: at most 0.2 ms)`);
+  } finally {
+    await service.stop();
+    await Promise.all([target.close(), exit.close()]);
+  }
+}
+
+async function rotationUnderFailures(): Promise<void> {
+  const target = await startExitTarget();
+  const exits: ExitServer[] = [];
+  for (let i = 0; i < 10; i++) exits.push(await startStaticExit({ address: `127.0.1.${i + 1}`, refuseWith: i < 3 ? 429 : undefined }));
+  const service = await startPoolService(
+    exits.map((exit, i) => ({ id: `exit-${i}`, url: exit.url, tier: 'residential', country: 'DE' })),
+    { checkBusMessages: false, env: { PROXY_HEALTH_REFRESH_MS: '1000', DEFAULT_RATE_LIMIT_PER_SECOND: '100000', DEFAULT_MONTHLY_CREDITS: '100000000' } },
+  );
+  try {
+    const started = performance.now();
+    let ok = 0;
+    for (let i = 0; i < ROTATION_REQUESTS; i++) {
+      const response = await service.scrape({ url: target.url, premium_proxy: true });
+      await response.arrayBuffer();
+      if (response.status === 200) ok += 1;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const failing = exits.slice(0, 3).map((exit) => exit.requests());
+    const healthy = exits.slice(3).map((exit) => exit.requests());
+    const mean = healthy.reduce((a, b) => a + b, 0) / healthy.length;
+    const worst = Math.max(...healthy.map((n) => Math.abs(n - mean) / mean));
+    const status = await service.gateway.context.exitPool?.status();
+    console.log(`rotation: ${ROTATION_REQUESTS} premium requests over 10 exits, 3 failing (provider 429), ${seconds.toFixed(1)} s:`);
+    console.log(`  answered 200: ${ok}`);
+    console.log(`  requests each failing exit received: ${failing.join(', ')} (every one then cooling: ${status?.slice(0, 3).every((s) => s.state === 'cooling')})`);
+    console.log(`  requests sent to a cooling exit: ${failing.reduce((a, b) => a + b, 0) - 3}`);
+    console.log(`  healthy exits: ${healthy.join(', ')}; mean ${mean.toFixed(1)}, worst deviation ${(worst * 100).toFixed(1)}% (target: within 20%)`);
+  } finally {
+    await service.stop();
+    await Promise.all([target.close(), ...exits.map((exit) => exit.close())]);
+  }
+}
+
+/** The pool's own work per request (choose, then record the success), without the scrape around it. */
+async function selectionAlone(): Promise<void> {
+  const db = await openStore({ dataDir: null });
+  const exits = parsePoolFile(JSON.stringify({ exits: Array.from({ length: 10 }, (_, i) => ({ id: `e${i}`, url: `http://127.0.0.1:${1000 + i}`, tier: 'datacenter', country: 'DE' })) }));
+  const pool = new ExitPool(exits, db, { cooldownBaseMs: 30_000, cooldownMaxMs: 1_800_000, refreshMs: 1000 });
+  const intent = { tier: 'datacenter' as const, required: false, country: null, region: null };
+  const n = 20_000;
+  const once = async (): Promise<void> => {
+    const chosen = await pool.choose({ intent, domain: 'example.com', projectId: 'p', stickyKey: null, exclude: new Set() });
+    await pool.record(chosen?.candidate.key ?? '', 'example.com', 'ok');
+  };
+  for (let i = 0; i < n; i++) await once();
+  const started = performance.now();
+  for (let i = 0; i < n; i++) await once();
+  console.log(`  the pool's own work (choose + record, 10 exits): ${(((performance.now() - started) * 1000) / n).toFixed(1)} µs per request`);
+  await pool.close();
+  await db.close();
+}
+
+await selectionOverhead();
+await selectionAlone();
+await rotationUnderFailures();

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BATCH_ENV, BatchClient, waitForWorker, type Json } from '../batch/helpers.js';
+import { startExitTarget, startProviderGateway, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
+import { startPoolService, type PoolService } from '../support/pool-service.js';
+
+let target: ExitTarget;
+let provider: ExitServer;
+let datacenter: ExitServer;
+let service: PoolService;
+let client: BatchClient;
+
+beforeAll(async () => {
+  target = await startExitTarget();
+  datacenter = await startStaticExit({ address: '127.0.0.60' });
+  provider = await startProviderGateway({ US: ['127.0.0.61'], DE: ['127.0.0.62'] });
+  service = await startPoolService(
+    [
+      { id: 'dc', url: datacenter.url, tier: 'datacenter', country: 'NL' },
+      { id: 'gw', url: `http://127.0.0.1:${provider.port}`, username_template: 'cust-{country}-sess-{session}', password: 'secret', tier: 'residential', countries: ['US', 'DE'] },
+    ],
+    { env: BATCH_ENV },
+  );
+  client = new BatchClient(service);
+  await waitForWorker(service);
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await Promise.all([target?.close(), provider?.close(), datacenter?.close()]);
+});
+
+describe('batch items through the managed pool', () => {
+  it('prices job-level premium_proxy at the residential column, honours per-item country and sticky_key, and bills each item once', async () => {
+    const spentBefore = await service.spentMicro();
+    const job = await client.submit({
+      premium_proxy: true,
+      cache: false,
+      items: [
+        { url: `${target.url}?i=0`, proxy_country: 'US' },
+        { url: `${target.url}?i=1`, proxy_country: 'DE', sticky_key: 'b-1' },
+        { url: `${target.url}?i=2`, premium_proxy: false },
+      ],
+    });
+    // Two residential items at 10 and one datacenter item at 1.
+    expect(job.estimated_credits).toBe(21);
+    const done = await client.waitFor(job.id as string, (j: Json) => j.status === 'completed');
+    expect(done.status).toBe('completed');
+    const { lines } = await client.results(job.id as string);
+    expect(lines.map((line) => line.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect((await service.spentMicro()) - spentBefore).toBe(21_000_000);
+    expect(new Set(target.seen())).toEqual(new Set(['127.0.0.61', '127.0.0.62', '127.0.0.60']));
+    expect(provider.usernames().some((name) => name.startsWith('cust-de-'))).toBe(true);
+  });
+
+  it('fails an item whose country no exit serves with EXHAUSTED, at 0 credits', async () => {
+    const job = await client.submit({ cache: false, max_attempts: 1, items: [{ url: target.url, premium_proxy: true, proxy_country: 'JP' }] });
+    const done = await client.waitFor(job.id as string, (j: Json) => ['completed', 'failed'].includes(j.status as string));
+    const { lines } = await client.results(done.id as string);
+    expect(lines[0].status).toBe('failed');
+    expect((lines[0].error as Json).code).toBe('ERR::PROXY::EXHAUSTED');
+  });
+});

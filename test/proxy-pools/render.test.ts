@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startExitTarget, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
+import { startPoolService, type PoolService } from '../support/pool-service.js';
+
+let target: ExitTarget;
+let exits: ExitServer[];
+let service: PoolService;
+
+beforeAll(async () => {
+  target = await startExitTarget();
+  exits = await Promise.all([startStaticExit({ address: '127.0.0.70' }), startStaticExit({ address: '127.0.0.71' })]);
+  service = await startPoolService(
+    [
+      { id: 'de-resi', url: exits[0].url, tier: 'residential', country: 'DE' },
+      { id: 'jp-dc', url: exits[1].url, tier: 'datacenter', country: 'JP' },
+    ],
+    { engines: ['fetch', 'chromium'] },
+  );
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await Promise.all([target?.close(), ...(exits ?? []).map((e) => e.close())]);
+});
+
+describe('browser renders through pool exits', () => {
+  it("renders through the residential exit of proxy_country with that country's timezone and locale", async () => {
+    const response = await service.scrape({ url: target.geoUrl, engine: 'chromium', premium_proxy: true, proxy_country: 'DE', wait_for: '#geo' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-credits-charged')).toBe('32');
+    expect(await response.text()).toContain('Europe/Berlin de-DE');
+    expect(target.seen().at(-1)).toBe('127.0.0.70');
+  });
+
+  it("takes the timezone and locale from the assigned exit's country without proxy_country", async () => {
+    const response = await service.scrape({ url: target.geoUrl, engine: 'chromium' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-credits-charged')).toBe('8');
+    expect(await response.text()).toContain('Asia/Tokyo ja-JP');
+    expect(target.seen().at(-1)).toBe('127.0.0.71');
+  });
+});

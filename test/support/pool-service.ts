@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { authed, jsonPost, startEmbedded, type EmbeddedOptions, type EmbeddedService } from './embedded.js';
+
+/** An embedded service whose PROXY_POOLS_FILE holds `exits`; health read from the store for every request. */
+export interface PoolService extends EmbeddedService {
+  scrape(body: Record<string, unknown>): Promise<Response>;
+  logEntry(requestId: string | null): Promise<Record<string, unknown>>;
+  spentMicro(): Promise<number>;
+}
+
+export function writePoolFile(exits: unknown[]): { file: string; remove(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'trawler-pool-'));
+  const file = path.join(dir, 'pools.json');
+  writeFileSync(file, JSON.stringify({ exits }));
+  return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function startPoolService(exits: unknown[], options: EmbeddedOptions = {}): Promise<PoolService> {
+  const pool = writePoolFile(exits);
+  const service = await startEmbedded({
+    ...options,
+    env: { PROXY_POOLS_FILE: pool.file, PROXY_HEALTH_REFRESH_MS: '0', ...options.env },
+  });
+  return {
+    ...service,
+    scrape: (body) => fetch(`${service.url}/v1/scrape`, jsonPost(service.secret, { cache: false, ...body })),
+    logEntry: async (requestId) => {
+      const response = await fetch(`${service.url}/v1/requests/${requestId}`, authed(service.secret));
+      expect(response.status).toBe(200);
+      return (await response.json()) as Record<string, unknown>;
+    },
+    spentMicro: async () => {
+      const rows = await service.db.query<{ spent: number }>('SELECT COALESCE(SUM(spent_micro), 0) AS spent FROM credit_period_totals');
+      return Number(rows.rows[0].spent);
+    },
+    stop: async () => {
+      await service.stop();
+      pool.remove();
+    },
+  };
+}
