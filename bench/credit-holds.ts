@@ -1,18 +1,19 @@
 /**
  * A scrape's credit hold and settlement on the embedded store (PGlite), both ways in one run: held in
- * the store (`reserveStoredCredits`, two statements: hold and settle, as before lib/store/memory-holds.ts)
- * and held in memory (`reserveCredits`, one group-committed settlement). CPU of this process and store
+ * the store (`takeStoredHold`, two statements: hold and settle, as before lib/billing/memory-ledger.ts)
+ * and held in memory (`MemoryLedger.hold`, one group-committed settlement). CPU of this process and store
  * statements per hold + settle, at concurrency 1 and 8. BENCH_REQUESTS (default 2000). Prints figures;
  * not a test.
  */
 import { createOrganization, createProject } from '../lib/store/accounts.js';
-import { reserveCredits, reserveStoredCredits, settleReservation, type CreditAccount } from '../lib/store/credits.js';
+import { MemoryLedger } from '../lib/billing/memory-ledger.js';
+import { takeStoredHold, type CreditAccount, type Hold } from '../lib/store/credits.js';
 import type { Db } from '../lib/store/db.js';
 import { openStore } from '../lib/store/open.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 
-async function run(db: Db, account: CreditAccount, concurrency: number, hold: typeof reserveCredits): Promise<{ cpuMs: number; statements: number }> {
+async function run(db: Db, account: CreditAccount, concurrency: number, hold: (db: Db, account: CreditAccount, amountMicro: number, requestId: string) => Promise<Hold>): Promise<{ cpuMs: number; statements: number }> {
   let statements = 0;
   const query = db.query.bind(db);
   db.query = ((...args: Parameters<Db['query']>) => {
@@ -24,7 +25,7 @@ async function run(db: Db, account: CreditAccount, concurrency: number, hold: ty
     while (next < REQUESTS) {
       next += 1;
       const reservation = await hold(db, account, 1_000_000, 'bench');
-      await settleReservation(db, reservation.id, 1_000_000, 'fetch');
+      await ledger.settle(reservation.id, 1_000_000, 'fetch');
     }
   };
   const start = process.cpuUsage();
@@ -35,6 +36,9 @@ async function run(db: Db, account: CreditAccount, concurrency: number, hold: ty
 }
 
 const db = await openStore({ dataDir: null });
+const ledger = new MemoryLedger(db);
+const reserveStoredCredits = takeStoredHold;
+const reserveCredits = (_db: Db, held: CreditAccount, amountMicro: number, requestId: string) => ledger.hold(held, amountMicro, requestId);
 const organization = await createOrganization(db, 'bench', { monthlyCreditsMicro: 1e15, rateLimitPerSecond: 1, concurrencyLimit: 1 });
 const project = await createProject(db, organization.id, 'bench');
 const account: CreditAccount = {

@@ -16,10 +16,11 @@
 import { randomUUID } from 'node:crypto';
 import { createOrganization, createProject } from '../lib/store/accounts.js';
 import { periodStartDate } from '../lib/store/allowance-period.js';
-import { reserveStoredCredits } from '../lib/store/credits.js';
+import { StoredLedger } from '../lib/billing/stored-ledger.js';
+import { takeStoredHold as reserveStoredCredits } from '../lib/store/credits.js';
 import type { Db } from '../lib/store/db.js';
 import { newId } from '../lib/ids.js';
-import { takeTokenAndClaimSlot } from '../lib/store/limits.js';
+import { takeTokenAndClaimSlot } from '../lib/store/shared-limits.js';
 import { autovacuumIsOff } from '../lib/store/maintenance.js';
 import { openStore } from '../lib/store/open.js';
 import { PgDb } from '../lib/store/pg-db.js';
@@ -48,8 +49,12 @@ type Scrape = (db: Db, account: Account) => Promise<boolean>;
 /** The dispatch between admission and settlement, about a millisecond for a local page. */
 const dispatch = () => new Promise((resolve) => setTimeout(resolve, 1));
 
-function settle(db: Db, reservationId: string, leaseHolder: string | null): Promise<boolean> {
-  return db.settlementGroups!.settle({ reservationId, chargedMicro: PRICE, engine: 'fetch', leaseHolder });
+const ledgers = new WeakMap<Db, StoredLedger>();
+
+function settle(db: Db, holdId: string, leaseHolder: string | null): Promise<boolean> {
+  let ledger = ledgers.get(db);
+  if (!ledger) ledgers.set(db, (ledger = new StoredLedger(db)));
+  return ledger.settle(holdId, PRICE, 'fetch', leaseHolder);
 }
 
 const SCRAPES: Record<string, Scrape> = {

@@ -7,7 +7,7 @@ import {
   createApiKey,
   listApiKeys,
   revokeApiKey,
-  setOrganizationStatus,
+  listOrganizations, setOrganizationStatus,
   type Scope,
 } from '../lib/store/accounts.js';
 import type { Db } from '../lib/store/db.js';
@@ -74,7 +74,7 @@ export async function runOrgsCommand(config: Config, args: string[]): Promise<vo
   const [action, id] = args;
   await withStore(config, async (db) => {
     if (action === 'list') {
-      print((await db.query('SELECT id, name, status, created_at FROM organizations ORDER BY created_at')).rows);
+      print(await listOrganizations(db));
       return;
     }
     if ((action === 'suspend' || action === 'activate') && id) {

@@ -18,7 +18,7 @@ import { startGateway } from '../gateway/main.js';
 import { startDashboard, type MountedRouter } from '../dashboard/server.js';
 import { adoptDefaultKey, setupLink } from '../dashboard/setup.js';
 import { startWorkers } from '../worker/main.js';
-import { MICRO_PER_CREDIT } from '../lib/scrape/prices.js';
+import { MICRO_PER_CREDIT } from '../lib/billing/prices.js';
 
 export type Role = { gateway: boolean; engines: EngineName[] };
 
@@ -51,7 +51,7 @@ export async function serve(config: Config, role: Role, name: string, extra: { d
       stops.unshift((grace) => gateway.stop(grace));
       process.stderr.write(`Trawler ${version} serving on ${gateway.url} (store: ${db.kind}, bus: ${bus.transport})\n`);
       if (config.DASHBOARD_PORT !== 'off') {
-        const dashboard = await startDashboard({ config, db, logger, box, apiUrl: gateway.url, routers: extra.dashboardRouters }, config.DASHBOARD_PORT, (port, actual, reason) =>
+        const dashboard = await startDashboard({ config, db, ledger: gateway.context.ledger, logger, box, apiUrl: gateway.url, routers: extra.dashboardRouters }, config.DASHBOARD_PORT, (port, actual, reason) =>
           logger.warn({ port, actual_port: actual, reason }, `dashboard port ${port} is ${reason}; the dashboard is on port ${actual} instead`),
         );
         stops.unshift(() => dashboard.stop());

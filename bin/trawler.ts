@@ -26,7 +26,10 @@ API client (talks to a gateway: TRAWLER_API_URL, TRAWLER_API_KEY; see the README
   scrape <url> [--<parameter> ...] [-o FILE]       one scrape; every scrape parameter is a flag
   batch run <file|-> [-o results.ndjson]           submit URLs or JSONL items, follow with progress
   batch status|results|cancel|retry <id>
+  crawl <url> [--limit N] [--max-depth N] [-o FILE]  crawl a site, follow with progress; crawl-status <id>
+  map <url> [--search TEXT] [--limit N]            a site's URLs, one a line
   requests [--errors] [id]  |  workers  |  usage
+  mcp                                              MCP server on stdio for agents (docs/mcp.md)
   trawler <command> --help                         flags of a client command
   trawler --version                                the version
 

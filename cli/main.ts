@@ -1,10 +1,12 @@
 import { Command, CommanderError } from 'commander';
 import { batchCommand } from './batch/command.js';
+import { crawlCommand, crawlStatusCommand, mapCommand } from './crawl-commands.js';
 import { InterruptedSubmission, PartialSubmission } from './batch/submit.js';
 import { CliUsageError, EXIT, ExitWith, type ExitCode } from './exit-codes.js';
 import { ApiError, formatProblem } from './problem.js';
 import { requestsCommand, usageCommand, workersCommand } from './read-commands.js';
 import { scrapeCommand } from './scrape/command.js';
+import { mcpCommand } from './mcp-command.js';
 
 function program(): Command {
   const root = new Command('trawler')
@@ -12,7 +14,7 @@ function program(): Command {
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (text) => process.stdout.write(text), writeErr: (text) => process.stderr.write(text) });
-  for (const command of [scrapeCommand(), batchCommand(), requestsCommand(), workersCommand(), usageCommand()]) root.addCommand(command);
+  for (const command of [scrapeCommand(), batchCommand(), requestsCommand(), workersCommand(), usageCommand(), mcpCommand(), crawlCommand(), crawlStatusCommand(), mapCommand()]) root.addCommand(command);
   for (const command of root.commands) inherit(command);
   return root;
 }

@@ -1,3 +1,4 @@
+import type { Ledger } from '../lib/billing/ledger.js';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/log.js';
 import type { SecretBox } from '../lib/secret-box.js';
@@ -7,6 +8,7 @@ import type { ApiClient } from './api-client.js';
 /** What every dashboard route reads: the store, settings, the sealing box and the way to the API. */
 export interface DashboardContext {
   db: Db;
+  ledger: Ledger;
   config: Config;
   logger: Logger;
   box: SecretBox;

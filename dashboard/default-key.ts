@@ -2,7 +2,7 @@ import { SCOPES, createApiKey, createOrganization, createProject, type Organizat
 import type { Queryable } from '../lib/store/db.js';
 import { storeDefaultKey } from '../lib/store/dashboard/keys.js';
 import { addMember } from '../lib/store/dashboard/members.js';
-import { MICRO_PER_CREDIT } from '../lib/scrape/prices.js';
+import { MICRO_PER_CREDIT } from '../lib/billing/prices.js';
 import type { DashboardContext } from './context.js';
 
 /** The live key named Default with all five scopes (docs/dashboard.md), its secret kept sealed. */

@@ -8,6 +8,7 @@ import { ServiceError, problemBody, toServiceError } from '../lib/errors/index.j
 import type { Logger } from '../lib/log.js';
 import { listenMovable, type PortMoved } from '../lib/movable-port.js';
 import type { SecretBox } from '../lib/secret-box.js';
+import type { Ledger } from '../lib/billing/ledger.js';
 import type { Db } from '../lib/store/db.js';
 import { packageRoot } from '../lib/version.js';
 import { ApiClient } from './api-client.js';
@@ -34,6 +35,8 @@ export interface MountedRouter {
 
 export interface DashboardDeps {
   db: Db;
+  /** The gateway's credit ledger (its holds kept in memory count in the usage figures). */
+  ledger: Ledger;
   config: Config;
   logger: Logger;
   box: SecretBox;
@@ -119,6 +122,7 @@ export async function startDashboard(deps: DashboardDeps, port: number, onMoved?
   let url = '';
   const context: DashboardContext = {
     db: deps.db,
+    ledger: deps.ledger,
     config: deps.config,
     logger: deps.logger,
     box: deps.box,

@@ -14,14 +14,17 @@ import { recordRequests } from './request-log/record-requests.js';
 import { fleetRoutes } from './routes/fleet.js';
 import { healthRoutes } from './routes/health.js';
 import { requestLogRoutes } from './routes/requests.js';
-import { scrapeRoutes, scrapeShortcut } from './routes/scrape.js';
+import { scrapeRoutes, scrapeShortcut, unlessScrape } from './routes/scrape.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { usageRoutes } from './routes/usage.js';
 import { batchRoutes } from './routes/batch.js';
+import { operation, operationLabel } from './routes/declare.js';
+import { crawlRoutes } from './routes/crawl.js';
 import { referenceRoutes, REFERENCE_PATH } from './routes/reference.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { mcpRoutes } from './routes/mcp.js';
 
-export const BROWSER_PATH = '/v1/browser';
+const BROWSER_PATH = operation('remoteBrowser').path;
 
 /** The gateway's HTTP surface. Routes are added in one place; everything else is a problem+json 404. */
 export function createApp(context: GatewayContext, state: { draining: () => boolean }) {
@@ -30,21 +33,23 @@ export function createApp(context: GatewayContext, state: { draining: () => bool
   app.set('etag', false);
   app.set('query parser', 'simple');
   const first = [requestId(context.logger), httpFraming(), observe(context)];
-  const underV1 = (rateLimited: RequestHandler) => [authenticate(context.keys, BROWSER_PATH), recordRequests(context), rateLimited, urlInput()];
-  // The hot path: the same middlewares as below, in the same order, then the scrape route's own.
-  app.use(scrapeShortcut(context, [...first, ...underV1(rateLimit(context, () => true))]));
+  const identified = [authenticate(context.keys, BROWSER_PATH), recordRequests(context)];
+  // The hot path: the same middlewares as below, in the same order, then the scrape route, whose admission takes the token.
+  app.use(scrapeShortcut(context, [...first, ...identified]));
   app.use(inOrder(...first));
   app.use(healthRoutes(context, state));
   // Public like the probes: the API's own description (docs/api-reference.md).
   app.use(referenceRoutes(context));
-  app.use('/v1', inOrder(...underV1(rateLimit(context))));
+  app.use('/v1', inOrder(...identified, unlessScrape(inOrder(rateLimit(context), urlInput()))));
   app.use(scrapeRoutes(context));
   app.use(fleetRoutes(context));
   app.use(requestLogRoutes(context));
   app.use(sessionRoutes(context));
   app.use(usageRoutes(context));
   app.use(batchRoutes(context));
+  app.use(crawlRoutes(context));
   app.use(webhookRoutes(context));
+  app.use(mcpRoutes(context));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ServiceError('ERR::REQUEST::NOT_FOUND', `No route ${req.method} ${req.path}`));
   });
@@ -85,16 +90,8 @@ function observe(context: GatewayContext) {
   };
 }
 
-const KNOWN_ROUTES = ['/healthz', '/readyz', '/v1/scrape', '/v1/workers', '/v1/browser', '/v1/requests', '/v1/usage', '/v1/usage/summary', '/v1/usage/reconciliation', '/v1/batch', '/v1/webhooks', '/v1/openapi.json'];
-
-/** Bounded metric labels: a known route template, never a raw path with ids in it. */
+/** Bounded metric labels: the route's path template from the route table, never a raw path with ids in it. */
 function routeLabel(req: Request): string {
-  if (KNOWN_ROUTES.includes(req.path)) return req.path;
-  if (req.path.startsWith('/v1/requests/')) return '/v1/requests/{id}';
   if (req.path.startsWith(REFERENCE_PATH)) return `${REFERENCE_PATH}/…`;
-  if (req.path === '/v1/sessions') return req.path;
-  if (req.path.startsWith('/v1/sessions/')) return '/v1/sessions/{id}/…';
-  if (req.path === '/v1/batch') return req.path;
-  if (req.path.startsWith('/v1/batch/')) return '/v1/batch/{id}/…';
-  return 'other';
+  return operationLabel(req.path) ?? 'other';
 }

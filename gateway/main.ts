@@ -5,7 +5,8 @@ import { docsBaseOf, type Config } from '../lib/config.js';
 import { createLimitedServer, gatewayServerLimits } from '../lib/http-server-limits.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from '../lib/store/db.js';
-import { releaseStaleReservations } from '../lib/store/credits.js';
+import { createLedger } from '../lib/billing/create-ledger.js';
+import { releaseExpiredHolds, type Ledger } from '../lib/billing/ledger.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import { sealClearBatchParams } from '../lib/store/batch/sealed-params.js';
 import { sealClearWebhookSecrets } from '../lib/store/batch/webhooks.js';
@@ -27,10 +28,11 @@ import { KeyResolver } from './auth/key-resolver.js';
 import type { GatewayContext } from './context.js';
 import { openExitPool } from './proxy/pool.js';
 import { pruneStickyExits } from '../lib/store/proxy-pools.js';
-import { createLimits, type GatewayLimits } from './limits/limits.js';
-import { WorkerDirectory } from './membership.js';
+import { createLimits, type GatewayLimits } from './limits/create-limits.js';
+import { WorkerDirectory } from './worker-directory.js';
 import { WorkTracker } from './work-tracker.js';
 import { createGatewayMetrics } from './metrics.js';
+import { createModelExtraction } from './ai/model-extraction.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -39,6 +41,8 @@ export interface GatewayDeps {
   logger: Logger;
   registry: Registry;
   version: string;
+  /** The ledger, when another program of this process shares it (bin/serve.ts: the dashboard); default: createLedger for the store. */
+  ledger?: Ledger;
   /** Seals the store's secrets; default: openSealingBox without a key file (the setting, else the store's key). */
   box?: SecretBox;
   /** Tests only: limiters of their own (default: createLimits for the store). */
@@ -79,13 +83,16 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const box = givenBox ?? (await openSealingBox(deps.db, deps.config, deps.logger, false));
   await sealStoredSecrets(deps.db, box, deps.logger);
   const exitPool = openExitPool(deps.config, deps.db);
+  const limits = deps.limits ?? createLimits(deps.db, deps.logger);
   const context: GatewayContext = {
     ...shared,
+    ledger: deps.ledger ?? createLedger(deps.db),
     box,
     directory,
     metrics: createGatewayMetrics(deps.registry, { directory, db: deps.db, exitPool }),
     keys: new KeyResolver(deps.db, deps.config.KEY_CACHE_SECONDS),
-    ...(deps.limits ?? createLimits(deps.db, deps.logger)),
+    ...limits,
+    ai: createModelExtraction(deps.config, limits.concurrency, deps.registry),
     egressPolicy: { allowLoopback: deps.config.TRAWLER_ALLOW_LOOPBACK_TARGETS },
     requestLog: new RequestLogWriter(deps.db, deps.logger, { flushMs: deps.config.REQUEST_LOG_FLUSH_MS }),
     work: new WorkTracker(),
@@ -106,7 +113,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const batchDispatcher = startBatchDispatcher(context, { hooks: batchHooks });
   const webhookDeliverer = startWebhookDeliverer(context);
   const sweeper = setInterval(() => {
-    releaseStaleReservations(deps.db).catch((error: unknown) =>
+    releaseExpiredHolds(deps.db, context.ledger).catch((error: unknown) =>
       deps.logger.warn({ err: error }, 'releasing stale reservations failed'),
     );
     purgeCache(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'cache purge failed'));
@@ -146,6 +153,8 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
       await context.requestLog.close();
       await context.exitPool?.close().catch((error: unknown) => deps.logger.warn({ err: error }, 'writing pool exit successes failed'));
       await context.concurrency.close();
+      // Every settlement asked for is written before the store closes.
+      await context.ledger.drain();
       context.keys.close();
       await directory.stop();
     },

@@ -1,11 +1,11 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from '../lib/metrics.js';
 import { ENGINE_NAMES } from '../lib/protocol/index.js';
-import { MICRO_PER_CREDIT } from '../lib/scrape/prices.js';
+import { MICRO_PER_CREDIT } from '../lib/billing/prices.js';
 import { readBatchBacklog } from '../lib/store/batch/backlog.js';
 import type { Queryable } from '../lib/store/db.js';
 import type { ExitPool } from '../lib/proxy-pool/exit-pool.js';
-import type { WorkerDirectory } from './membership.js';
+import type { WorkerDirectory } from './worker-directory.js';
 
 export interface GatewayMetrics {
   requests: Counter<'route' | 'method' | 'status'>;

@@ -1,10 +1,7 @@
 import type { ErrorCode } from '../lib/errors/index.js';
 import type { Logger } from '../lib/log.js';
-import type { ScrapeParams } from '../lib/scrape/types.js';
-import type { Reservation } from '../lib/store/credits.js';
 import type { RequestLogEntry } from '../lib/store/request-log-entry.js';
 import type { Principal } from './auth/key-resolver.js';
-import type { ConcurrencySlot } from './limits/concurrency.js';
 
 /**
  * What the gateway keeps per request in `res.locals`, declared once for every handler (Express's
@@ -22,7 +19,7 @@ declare global {
       logger: Logger;
       /** middleware/auth.ts, on /v1 only: the key's organization, project and scopes. */
       principal?: Principal;
-      /** middleware/json-body.ts: the decoded JSON body (undefined when an optional body is absent). */
+      /** middleware/json-body.ts (scrape/admission.ts for scrapes): the decoded JSON body (undefined when an optional body is absent). */
       body?: unknown;
       /** middleware/json-body.ts: bytes of the request body read. */
       bytesIn?: number;
@@ -30,16 +27,6 @@ declare global {
       problem?: { code: ErrorCode; detail: string | undefined };
       /** A route's own request log entry (scrapes); otherwise request-log/record-requests.ts builds one. */
       requestLogEntry?: RequestLogEntry;
-      /** middleware/rate-limit.ts, scrapes on the shared limiter: the slot taken with the token, or 'full'. */
-      admittedSlot?: ConcurrencySlot | 'full';
-      /** middleware/rate-limit.ts, scrapes on the shared limiter: the credit hold taken with the slot. */
-      admittedHold?: Reservation;
-      /** scrape/admission-hold.ts: the body being read before admission, which json-body.ts then uses. */
-      bodyRead?: Promise<unknown>;
-      /** scrape/admission-hold.ts: the path and query passed middleware/url-input.ts's checks already. */
-      urlInputChecked?: boolean;
-      /** scrape/admission-hold.ts: the scrape's parameters, parsed before admission to price its hold. */
-      scrapeParams?: ScrapeParams;
     }
   }
 }

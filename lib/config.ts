@@ -118,6 +118,18 @@ export const ConfigSchema = z.object({
   PROXY_COOLDOWN_MAX_MS: z.coerce.number().int().min(1).max(86_400_000).default(1_800_000),
   /** How stale a gateway's copy of the pool health shared through the store may be; 0 reads it for every request. */
   PROXY_HEALTH_REFRESH_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  /** Chat Completions base of the extraction model (its `/v1`); with AI_MODEL it turns `ai_extract` on (docs/ai-extract.md). */
+  AI_BASE_URL: optionalText.pipe(z.string().url().optional()),
+  /** Bearer key sent to AI_BASE_URL; unset sends none (a local server). */
+  AI_API_KEY: optionalText,
+  /** Model name sent in every Chat Completions request. */
+  AI_MODEL: optionalText,
+  /** Model calls at once across the whole deployment (shared by every gateway replica). */
+  AI_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
+  /** Longest wait for one model answer, milliseconds (never past the scrape's own budget). */
+  AI_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  /** Characters of page markdown sent to the model; longer pages are cut at a block boundary. */
+  AI_INPUT_MAX_CHARS: z.coerce.number().int().min(1000).max(2_000_000).default(60_000),
   /** First webhook retry delay; each later retry waits four times longer (5 attempts in all). */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
 });

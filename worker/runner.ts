@@ -70,6 +70,7 @@ export async function runJob(engine: Engine, content: ContentRunner, job: Scrape
       needs_javascript: output.needsJavaScript,
       screenshot_delivered: wantsScreenshot(job) ? (page.screenshots?.length ?? 0) > 0 : null,
       session: page.session ?? null,
+      model_input: output.modelInput,
     };
   } catch (error) {
     const serviceError = toServiceError(error);

@@ -11,7 +11,7 @@ import { MAX_ITEMS_PER_CALL, submitBatch, type BatchJob, type SubmitOutcome } fr
 import { watchJob, type WatchOutcome } from './watch.js';
 import { describeFailures, describeJob, exitCodeOfJob } from './summary.js';
 
-interface FollowFlags extends ConnectionFlags {
+export interface FollowFlags extends ConnectionFlags {
   output?: string;
   content?: boolean;
   pollInterval?: string;
@@ -55,7 +55,7 @@ function simple(name: string, description: string, run: (context: CommandContext
   return command.action(async (id: string, flags: ConnectionFlags) => run(contextFrom(flags), encodeURIComponent(id)));
 }
 
-function followOptions(command: Command, defaultOutput: string): Command {
+export function followOptions(command: Command, defaultOutput: string): Command {
   return command
     .option('-o, --output <file>', `NDJSON results file, - for stdout (default ${defaultOutput})`)
     .option('--no-content', 'keep the lines as streamed; skip the final pass that adds each item\'s body')
@@ -132,7 +132,7 @@ function runControls(flags: RunFlags): Record<string, unknown> {
 }
 
 /** Follows a job to its end: progress on stderr, lines to the results file, Ctrl-C handling. */
-async function follow(context: CommandContext, jobId: string, flags: FollowFlags, defaultOutput: string, where?: string[]): Promise<void> {
+export async function follow(context: CommandContext, jobId: string, flags: FollowFlags, defaultOutput: string, where?: string[]): Promise<void> {
   const path = flags.output ?? defaultOutput;
   const sink = new ResultsSink(path);
   const progress = progressView(context, flags);

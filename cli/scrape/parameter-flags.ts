@@ -4,7 +4,7 @@ import { ServiceError } from '../../lib/errors/index.js';
 import { scrapeFieldTable } from '../../lib/scrape/field-table.js';
 import { QUERY_ENCODING, ScrapeInputSchema, type QueryEncoding, type ScrapeFieldName } from '../../lib/scrape/fields.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
-import { decodeScrapeQuery } from '../../lib/scrape/query.js';
+import { decodeScrapeQuery } from '../../lib/scrape/get-query.js';
 import { CliUsageError } from '../exit-codes.js';
 
 /**

@@ -4,7 +4,7 @@ import { ServiceError } from '../../lib/errors/index.js';
 import { findKeyBySecret } from '../../lib/store/accounts.js';
 import { defaultKeyBinding, defaultKeyOf } from '../../lib/store/dashboard/keys.js';
 import { scrapeFieldTable } from '../../lib/scrape/field-table.js';
-import { AI_EXTRACT_CREDITS, ENGINE_PRICE_CREDITS } from '../../lib/scrape/prices.js';
+import { AI_EXTRACT_CREDITS, ENGINE_PRICE_CREDITS } from '../../lib/billing/prices.js';
 import type { DashboardContext } from '../context.js';
 import { membershipOf, parseInput } from '../org-access.js';
 

@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { KEY_ENVIRONMENTS } from '../../lib/apikeys.js';
-import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
-import { ledgerAllowanceMicro, periodUsage } from '../../lib/store/credits.js';
+import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
+import { allowanceUsage } from '../../lib/billing/ledger.js';
+import { ledgerAllowanceMicro } from '../../lib/billing/allowance.js';
 import { usageSummary } from '../../lib/store/usage.js';
 import type { DashboardContext } from '../context.js';
 import { membershipOf, parseInput } from '../org-access.js';
@@ -11,14 +12,14 @@ const Query = z.strictObject({ environment: z.enum(KEY_ENVIRONMENTS).default('li
 
 /**
  * The allowance month and its charts, read by the functions behind /v1/usage and /v1/usage/summary
- * (lib/store/credits.ts periodUsage, lib/store/usage.ts usageSummary), so both show the same numbers.
+ * (lib/billing/ledger.ts allowanceUsage, lib/store/usage.ts usageSummary), so both show the same numbers.
  */
 export function usageRoutes(context: DashboardContext): Router {
   const router = Router({ mergeParams: true });
   router.get('/usage', async (req, res) => {
     const { organization } = membershipOf(res);
     const { environment } = parseInput(Query, req.query);
-    const usage = await periodUsage(context.db, {
+    const usage = await allowanceUsage(context.db, context.ledger, {
       organizationId: organization.id,
       projectId: '',
       organizationCreatedAt: organization.created_at,

@@ -1,6 +1,7 @@
 import type { KeyEnvironment } from '../../lib/apikeys.js';
 import type { Config } from '../../lib/config.js';
-import { ledgerAllowanceMicro, type CreditAccount } from '../../lib/store/credits.js';
+import { ledgerAllowanceMicro } from '../../lib/billing/allowance.js';
+import type { CreditAccount } from '../../lib/store/credits.js';
 import type { Principal } from './key-resolver.js';
 
 /**

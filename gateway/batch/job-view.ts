@@ -1,4 +1,4 @@
-import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
+import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
 import { redactParams } from '../../lib/scrape/redact.js';
 import type { Queryable } from '../../lib/store/db.js';
 import { progressOf, type Progress } from '../../lib/store/batch/items.js';

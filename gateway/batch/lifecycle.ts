@@ -1,6 +1,6 @@
 import type { Queryable } from '../../lib/store/db.js';
 import type { RequestLogRow } from '../../lib/store/request-log.js';
-import { settleReservation } from '../../lib/store/credits.js';
+import { settleStored } from '../../lib/store/stored-settlements.js';
 import { settleItemHolds } from '../../lib/store/batch/holds.js';
 import { cancelQueuedItems } from '../../lib/store/batch/items.js';
 import { getJobById, lockJob, updateJob, type JobRow } from '../../lib/store/batch/jobs.js';
@@ -189,7 +189,7 @@ function expiredItemStatus(job: JobRow, attempts: number): 'queued' | 'failed' |
  */
 export async function returnDueHold(tx: Queryable, due: { job_id: string; seq: number; reservation_id: string | null }): Promise<boolean> {
   if (!(await lockDueRelease(tx, due.job_id, due.seq, due.reservation_id))) return false;
-  if (due.reservation_id !== null) await settleReservation(tx, due.reservation_id, 0);
+  if (due.reservation_id !== null) await settleStored(tx, { holdId: due.reservation_id, chargedMicro: 0, engine: null, leaseHolder: null });
   await clearRelease(tx, due.job_id, due.seq);
   return true;
 }

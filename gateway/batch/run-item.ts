@@ -5,9 +5,10 @@ import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { ClaimedItem } from '../../lib/store/batch/leases.js';
 import { openParams, overridesBinding, paramsBinding } from '../../lib/store/batch/sealed-params.js';
 import type { GatewayContext } from '../context.js';
-import { answerBody } from '../scrape/envelope.js';
+import { answerBody } from '../scrape/answer-body.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
 import { newRecord, planScrape, runScrape } from '../scrape/scrape-loop.js';
+import { discoverLinks } from '../crawl/discovery.js';
 import { itemParams, parseJobParams } from './item-params.js';
 import type { ItemOutcome } from './lifecycle.js';
 
@@ -51,7 +52,10 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
       receivedAt,
       climb: false,
     }, record);
-    success = await runScrape(context, planned, record);
+    const scraped = await runScrape(context, planned, record);
+    // A crawl's page queues its links before its result is written (a failure here fails or retries the item).
+    await discoverLinks(context, item, scraped);
+    success = scraped;
   } catch (error) {
     failure = toServiceError(error);
     record.chargedMicro = 0;

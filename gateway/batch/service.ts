@@ -1,12 +1,13 @@
 import { ServiceError } from '../../lib/errors/index.js';
 import { newId } from '../../lib/ids.js';
 import type { ProjectDefaults } from '../../lib/scrape/params.js';
-import { reserveItemHolds } from '../../lib/store/batch/holds.js';
+import { holdBatchItems } from '../../lib/billing/batch-holds.js';
 import { cancelQueuedItems, failedItems, insertItems, resetFailedItems, type NewItem } from '../../lib/store/batch/items.js';
 import { lockFailedItems } from '../../lib/store/batch/outcomes.js';
 import { getJob, insertJob, updateJob, TERMINAL_JOB_STATUSES, type JobRow } from '../../lib/store/batch/jobs.js';
 import { openParams, overridesBinding, paramsBinding, sealParams } from '../../lib/store/batch/sealed-params.js';
 import { getEndpoint } from '../../lib/store/batch/webhooks.js';
+import type { Queryable } from '../../lib/store/db.js';
 import { creditAccountOf } from '../auth/credit-account.js';
 import type { Principal } from '../auth/key-resolver.js';
 import type { GatewayContext } from '../context.js';
@@ -38,7 +39,13 @@ function sessionIdOf(jobParams: unknown): string | null {
  * POST /v1/batch: validate and route every item, hold every item's dearest cost (402 and nothing is
  * created when the allowance cannot), then write job and items in one transaction, all queued.
  */
-export async function createJob(context: GatewayContext, principal: Principal, body: unknown): Promise<{ job: JobRow; warnings: string[] }> {
+export async function createJob(
+  context: GatewayContext,
+  principal: Principal,
+  body: unknown,
+  /** Runs in the creating transaction after the items are written (a crawl's own rows: gateway/crawl/service.ts). */
+  alsoWrite?: (tx: Queryable, jobId: string, items: ParsedItem[]) => Promise<void>,
+): Promise<{ job: JobRow; warnings: string[] }> {
   const projectDefaults = principal.project.defaults as ProjectDefaults;
   const submission = parseSubmission(body, await submissionContext(context, principal, projectDefaults, body));
   const { controls, items } = submission;
@@ -54,7 +61,7 @@ export async function createJob(context: GatewayContext, principal: Principal, b
   const id = newId();
   const params = sealParams(context.box, submission.jobParams, paramsBinding(principal.organization.id, id));
   await context.db.transaction(async (tx) => {
-    const reservations = await reserveItemHolds(tx, creditAccountOf(context, principal), items.map((item) => ({ amountMicro: item.holdMicro })));
+    const holdIds = await holdBatchItems(tx, context.ledger, creditAccountOf(context, principal), items.map((item) => item.holdMicro));
     await insertJob(tx, {
       id,
       organization_id: principal.organization.id,
@@ -77,7 +84,8 @@ export async function createJob(context: GatewayContext, principal: Principal, b
       submitted_at: submittedAt,
       results_expire_at: new Date(submittedAt.getTime() + context.config.BATCH_RESULTS_RETENTION_HOURS * 3_600_000),
     });
-    await insertItems(tx, id, newItems(context, items, 0, reservations, overridesBinding(principal.organization.id, id)));
+    await insertItems(tx, id, newItems(context, items, 0, holdIds, overridesBinding(principal.organization.id, id)));
+    await alsoWrite?.(tx, id, items);
   });
   signalBatchWork(context.db);
   const job = await getJob(context.db, id, principal.project.id);
@@ -86,14 +94,14 @@ export async function createJob(context: GatewayContext, principal: Principal, b
 }
 
 /** Items as stored: overrides' secrets sealed apart (lib/store/batch/sealed-params.ts). */
-function newItems(context: GatewayContext, items: ParsedItem[], firstSeq: number, reservations: string[], binding: string): NewItem[] {
+function newItems(context: GatewayContext, items: ParsedItem[], firstSeq: number, holdIds: string[], binding: string): NewItem[] {
   return items.map((item, index) => ({
     seq: firstSeq + index,
     url: item.url,
     external_id: item.external_id,
     ...sealedOverrides(context, item.overrides, binding),
     hold_micro: item.holdMicro,
-    reservation_id: reservations[index],
+    reservation_id: holdIds[index],
   }));
 }
 
@@ -123,8 +131,8 @@ export async function appendItems(context: GatewayContext, principal: Principal,
       throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', `a job holds at most ${MAX_ITEMS_PER_JOB} items; this one has ${job.total_items}`);
     }
     // The job's ledger, whichever key appends: a test key never pays for a live job's items, nor the reverse.
-    const reservations = await reserveItemHolds(tx, creditAccountOf(context, principal, job.environment), submission.items.map((item) => ({ amountMicro: item.holdMicro })));
-    await insertItems(tx, jobId, newItems(context, submission.items, Number(job.total_items), reservations, overridesBinding(job.organization_id, jobId)));
+    const holdIds = await holdBatchItems(tx, context.ledger, creditAccountOf(context, principal, job.environment), submission.items.map((item) => item.holdMicro));
+    await insertItems(tx, jobId, newItems(context, submission.items, Number(job.total_items), holdIds, overridesBinding(job.organization_id, jobId)));
     await updateJob(tx, jobId, { total_items: total });
   });
   signalBatchWork(context.db);
@@ -171,7 +179,7 @@ export async function retryJob(context: GatewayContext, principal: Principal, jo
       throw new ServiceError('ERR::REQUEST::CONFLICT', `batch job ${jobId} is cancelling; retry after it is cancelled`);
     }
     const toHold = failed.filter((item) => !item.hold_open || item.reservation_id === null);
-    const fresh = await reserveItemHolds(tx, creditAccountOf(context, principal, job.environment), toHold.map((item) => ({ amountMicro: Number(item.hold_micro) })));
+    const fresh = await holdBatchItems(tx, context.ledger, creditAccountOf(context, principal, job.environment), toHold.map((item) => Number(item.hold_micro)));
     const freshBySeq = new Map(toHold.map((item, index) => [item.seq, fresh[index]]));
     await resetFailedItems(tx, jobId, failed.map((item) => ({ seq: item.seq, reservation_id: freshBySeq.get(item.seq) ?? item.reservation_id ?? '' })));
     if (TERMINAL_JOB_STATUSES.includes(job.status)) {

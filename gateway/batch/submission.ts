@@ -3,7 +3,7 @@ import { storableString } from '../../lib/validation/storable.js';
 import type { EgressPolicy } from '../../lib/egress/policy.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { BATCH_SPLIT_HINT } from '../middleware/json-body.js';
-import { checkMaxCost, reservationMicro } from '../../lib/scrape/cost.js';
+import { checkMaxCost, holdMicro } from '../../lib/billing/cost.js';
 import { planEngines, withoutClimb, type Deployment, type SessionPin } from '../../lib/scrape/engine-selection.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
 import type { ParseOptions, ProjectDefaults } from '../../lib/scrape/params.js';
@@ -160,7 +160,7 @@ function parseOptionsOf(context: SubmissionContext): ParseOptions {
 function itemHoldMicro(params: ScrapeParams, context: SubmissionContext): number {
   const plan = withoutClimb(planEngines(params, context.deployment, params.session_id === null ? undefined : context.session));
   checkMaxCost(plan, params);
-  return reservationMicro(plan, params);
+  return holdMicro(plan, params);
 }
 
 /**

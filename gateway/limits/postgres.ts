@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { HoldRequest } from '../../lib/store/credits.js';
 import type { Queryable } from '../../lib/store/db.js';
-import { claimSlot, releaseSlot, renewSlots, takeToken, takeTokenAndClaimSlot, type AdmissionHold, type BucketState } from '../../lib/store/limits.js';
+import { claimSlot, releaseSlot, renewSlots, takeToken, takeTokenAndClaimSlot, type BucketState } from '../../lib/store/shared-limits.js';
 import { concurrencyExceeded, type ConcurrencyLimiter, type ConcurrencySlot } from './concurrency.js';
 import { BURST_SECONDS, bucketCapacity, rateDecision, type RateDecision, type RateLimiter } from './rate-limiter.js';
 
@@ -81,7 +82,7 @@ export class PostgresConcurrencyLimiter implements ConcurrencyLimiter {
     token: TokenRequest,
     organizationId: string,
     limit: number,
-    hold: AdmissionHold | null = null,
+    hold: HoldRequest | null = null,
   ): Promise<{ bucket: BucketState; slot: ConcurrencySlot | 'full' | null; held: boolean }> {
     const holder = randomUUID();
     const claim = await takeTokenAndClaimSlot(this.db, token, { organizationId, limit, holder, leaseMs: this.options.leaseMs }, hold);

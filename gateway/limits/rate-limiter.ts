@@ -1,6 +1,5 @@
 import { ServiceError } from '../../lib/errors/index.js';
-import type { Reservation } from '../../lib/store/credits.js';
-import type { AdmissionHold } from '../../lib/store/limits.js';
+import type { Hold, HoldRequest } from '../../lib/store/credits.js';
 import type { ConcurrencySlot } from './concurrency.js';
 
 export interface RateDecision {
@@ -20,14 +19,14 @@ export interface RateLimiter {
    * must acquire one itself. Refuses like `take`, taking no slot then. With `hold`, the scrape's
    * credit hold too, only with a slot and when the allowance covers it (`reservation`, else null).
    */
-  admit?(keyId: string, rate: number, organizationId: string, concurrencyLimit: number, hold?: AdmissionHold | null): Promise<Admission>;
+  admit?(keyId: string, rate: number, organizationId: string, concurrencyLimit: number, hold?: HoldRequest | null): Promise<TokenAdmission>;
 }
 
-export interface Admission {
+export interface TokenAdmission {
   rate: RateDecision;
   slot: ConcurrencySlot | 'full' | null;
-  /** The hold taken with the slot; settling it (with the slot's lease holder) also frees the slot. */
-  reservation?: Reservation | null;
+  /** The hold taken with the slot (the name the limiter tests read); settling it with the slot's lease holder also frees the slot. */
+  reservation?: Hold | null;
 }
 
 export const BURST_SECONDS = 2;

@@ -12,8 +12,7 @@ export const MAX_BODY_BYTES = 1_048_576;
 export function jsonBody(options: JsonBodyOptions) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      // A scrape's body may have been read already, to price its hold before admission (scrape/admission-hold.ts).
-      res.locals.body = await (res.locals.bodyRead ?? readJsonBody(req, res, options));
+      res.locals.body = await readJsonBody(req, res, options);
       next();
     } catch (error) {
       next(error);

@@ -48,10 +48,9 @@ function checkQuery(query: Record<string, unknown>): void {
  * Runs after authentication so the refusal is in the request log and its X-Request-Id resolves.
  */
 export function urlInput() {
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req: Request, _res: Response, next: NextFunction) => {
     try {
-      // Passed already when a scrape's hold was priced before admission (scrape/admission-hold.ts).
-      if (!res.locals.urlInputChecked) checkUrlInput(req);
+      checkUrlInput(req);
       next();
     } catch (error) {
       next(error);

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { REQUEST_STATUSES } from '../../lib/store/request-log-entry.js';
 import { MAX_PAGE_SIZE, REQUEST_LOG_LIST_PARAMETERS } from '../request-log/list-query.js';
-import { SummaryQuery, UsageQuery } from '../routes/usage.js';
-import { CreateEndpointSchema } from '../routes/webhooks.js';
+import { SummaryQuery, UsageQuery } from '../usage/usage-query.js';
+import { CreateEndpointSchema } from '../webhooks/endpoint-body.js';
 import { jsonContent, jsonSchemaOf, NO_STORE, ref } from './components.js';
 import type { JsonSchema, OperationSpec, ParameterSpec } from './types.js';
 

@@ -1,6 +1,6 @@
 import { FINISHED_ITEM_STATUSES } from '../../lib/store/batch/items.js';
 import { JOB_STATUSES } from '../../lib/store/batch/jobs.js';
-import { JOB_LIST_PARAMETERS, RESULTS_PARAMETERS } from '../batch/query.js';
+import { JOB_LIST_PARAMETERS, RESULTS_PARAMETERS } from '../batch/batch-query.js';
 import { ItemSchema, RunControlsSchema } from '../batch/submission.js';
 import { jsonContent, jsonSchemaOf, NO_STORE, ref } from './components.js';
 import { PARAMETER_ERRORS, SCRAPE_PARAMETERS_SCHEMA } from './scrape.js';

@@ -1,5 +1,6 @@
 import { accountOperations, ACCOUNT_SCHEMAS } from './account.js';
 import { BATCH_JOB_SCHEMA, BATCH_SUBMISSION_SCHEMA, batchOperations } from './batch.js';
+import { CRAWL_SCHEMAS, crawlOperations } from './crawl.js';
 import { commonErrors, commonHeaders, components, errorResponses, headerRefs } from './components.js';
 import { platformOperations } from './platform.js';
 import { SCRAPE_ENVELOPE_SCHEMA, SCRAPE_PARAMETERS_SCHEMA, scrapeOperations } from './scrape.js';
@@ -13,6 +14,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...platformOperations,
   ...scrapeOperations,
   ...batchOperations,
+  ...crawlOperations,
   ...sessionOperations,
   ...accountOperations,
 ];
@@ -94,6 +96,7 @@ export function buildOpenApiDocument(options: { version: string; docsUrl: string
       CreateSession: CREATE_SESSION_SCHEMA,
       Session: SESSION_SCHEMA,
       ...ACCOUNT_SCHEMAS,
+      ...CRAWL_SCHEMAS,
     }),
   };
 }

@@ -72,6 +72,23 @@ export const platformOperations: OperationSpec[] = [
     errors: ['ERR::ENGINE::UNAVAILABLE'],
   },
   {
+    method: 'post',
+    path: '/v1/mcp',
+    operationId: 'mcp',
+    tag: 'Fleet',
+    summary: 'Model Context Protocol over Streamable HTTP (stateless, JSON answers): tools for agents',
+    description:
+      'JSON-RPC 2.0 messages of MCP (initialize, tools/list, tools/call); send `Accept: application/json, text/event-stream`. ' +
+      'Any valid key lists the tools; each tool checks its own scope and answers failures as tool errors carrying the problem code and retryable (docs/mcp.md).',
+    access: 'key',
+    requestBody: { required: true, description: 'One JSON-RPC message or a batch of them.', schema: { type: 'object' } },
+    responses: [
+      { status: 200, description: 'The JSON-RPC response.', content: jsonContent({ type: 'object' }) },
+      { status: 202, description: 'A notification was accepted (no body).' },
+    ],
+    errors: ['ERR::REQUEST::INVALID'],
+  },
+  {
     method: 'get',
     path: '/v1/openapi.json',
     operationId: 'openapiDocument',

@@ -19,7 +19,7 @@ const property = (name: ScrapeFieldName): JsonSchema => {
   return nonNull;
 };
 
-/** One query parameter per scrape field, spelled as GET /v1/scrape decodes it (lib/scrape/query.ts). */
+/** One query parameter per scrape field, spelled as GET /v1/scrape decodes it (lib/scrape/get-query.ts). */
 function scrapeQueryParameters(): ParameterSpec[] {
   return (Object.keys(QUERY_ENCODING) as ScrapeFieldName[]).map((name): ParameterSpec => {
     const encoding = QUERY_ENCODING[name];
@@ -90,7 +90,7 @@ export const SCRAPE_ENVELOPE_SCHEMA: JsonSchema = {
     url: { type: 'string' },
     final_url: { type: 'string' },
     content: { description: 'The document in the asked format.' },
-    data: { description: 'Extracted data (extract, extract_preset, autoparse).' },
+    data: { description: 'Extracted data (extract, autoparse, ai_extract: the model object alone, or under data.ai_extract beside the others).' },
     links: { type: 'array', items: { type: 'string' } },
     network: { type: 'array', items: { type: 'object' } },
     screenshots: { type: 'array', items: { type: 'object' } },

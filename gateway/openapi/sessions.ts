@@ -1,6 +1,6 @@
 import { SESSION_STATUSES } from '../../lib/store/sessions/index.js';
 import { CreateSessionSchema } from '../sessions/create-body.js';
-import { FORCE_PARAMETERS, MAX_SESSION_PAGE, SESSION_LIST_PARAMETERS } from '../sessions/query.js';
+import { FORCE_PARAMETERS, MAX_SESSION_PAGE, SESSION_LIST_PARAMETERS } from '../sessions/session-query.js';
 import { jsonContent, jsonSchemaOf, NO_STORE, ref } from './components.js';
 import type { JsonSchema, OperationSpec, ParameterSpec } from './types.js';
 

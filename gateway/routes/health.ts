@@ -1,7 +1,7 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { pingStore } from '../../lib/store/db.js';
 import type { GatewayContext } from '../context.js';
-import { methodNotAllowed } from '../middleware/method-not-allowed.js';
+import { RouteTable } from './declare.js';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -10,34 +10,28 @@ const CHECK_TIMEOUT_MS = 2000;
  * gets the gateway restarted). /readyz: the store and the bus answer; 503 when either does not.
  */
 export function healthRoutes(context: GatewayContext, state: { draining: () => boolean }): Router {
-  const router = Router();
-  router
-    .route('/healthz')
-    .get((_req, res) => {
-      res.json({ status: 'ok', version: context.version, uptime_seconds: Math.round(process.uptime()) });
-    })
-    .all(methodNotAllowed(['GET']));
-  router
-    .route('/readyz')
-    .get(async (_req, res) => {
-      const [store, bus] = await Promise.all([
-        check(() => pingStore(context.db)),
-        check(() => context.bus.ping(CHECK_TIMEOUT_MS)),
-      ]);
-      const draining = state.draining();
-      const ready = store.ok && bus.ok && !draining;
-      res.status(ready ? 200 : 503).json({
-        status: ready ? 'ready' : 'unavailable',
-        draining,
-        checks: {
-          store: { ...store, kind: context.db.kind },
-          bus: { ...bus, transport: context.bus.transport },
-        },
-        engines: context.directory.summary(),
-      });
-    })
-    .all(methodNotAllowed(['GET']));
-  return router;
+  const routes = new RouteTable();
+  routes.declare('healthz', (_req, res) => {
+    res.json({ status: 'ok', version: context.version, uptime_seconds: Math.round(process.uptime()) });
+  });
+  routes.declare('readyz', async (_req, res) => {
+    const [store, bus] = await Promise.all([
+      check(() => pingStore(context.db)),
+      check(() => context.bus.ping(CHECK_TIMEOUT_MS)),
+    ]);
+    const draining = state.draining();
+    const ready = store.ok && bus.ok && !draining;
+    res.status(ready ? 200 : 503).json({
+      status: ready ? 'ready' : 'unavailable',
+      draining,
+      checks: {
+        store: { ...store, kind: context.db.kind },
+        bus: { ...bus, transport: context.bus.transport },
+      },
+      engines: context.directory.summary(),
+    });
+  });
+  return routes.router();
 }
 
 async function check(probe: () => Promise<unknown>): Promise<{ ok: boolean; latency_ms: number; error?: string }> {

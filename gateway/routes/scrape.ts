@@ -1,36 +1,24 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Scope } from '../../lib/store/accounts.js';
 import { toServiceError, type ServiceError } from '../../lib/errors/index.js';
-import { parseScrapeBody, parseScrapeQuery, type ProjectDefaults } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { GatewayContext } from '../context.js';
-import { concurrencyExceeded, type ConcurrencySlot } from '../limits/concurrency.js';
-import { releaseAdmittedHold } from '../limits/limits.js';
 import { inOrder } from '../middleware/in-order.js';
-import { jsonBody } from '../middleware/json-body.js';
-import { principalOf, scope } from '../middleware/auth.js';
-import { methodNotAllowed } from '../middleware/method-not-allowed.js';
-import { noQueryParameters } from '../query-parameters.js';
-import { scrapeParseOptions } from '../scrape/admission-hold.js';
+import { admitScrape } from '../scrape/admission.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
 import { performScrape, ScrapeFailed, type ScrapeRecord, type ScrapeSucceeded } from '../scrape/scrape-service.js';
-import { sendScrapeSuccess } from '../scrape/respond.js';
+import { prepareScrapeAnswer } from '../scrape/respond.js';
+import { declareRoutes, operation, scopeOf } from './declare.js';
 
-type ReadParams = (req: Request, res: Response, defaults: ProjectDefaults) => ScrapeParams;
-
-const SCRAPE_PATH = '/v1/scrape';
+const GET = operation('scrapeGet');
+const POST = operation('scrapePost');
+const SCRAPE_PATH = POST.path;
 
 /** GET and POST /v1/scrape (scope `scrape`). Every request, success or error, is written to the request log. */
 export function scrapeRoutes(context: GatewayContext): Router {
   const { get, post } = scrapeHandlers(context);
-  const router = Router();
-  router
-    .route(SCRAPE_PATH)
-    // Express would otherwise run (and bill) a whole scrape for HEAD and drop the body.
-    .head(methodNotAllowed(['GET', 'POST']))
-    .get(...get)
-    .post(...post)
-    .all(methodNotAllowed(['GET', 'POST']));
-  return router;
+  // The admission checks the scope, in its own order; Express would otherwise run (and bill) a whole scrape for HEAD and drop the body.
+  return declareRoutes(Router(), [{ operationId: GET.operationId, handlers: get }, { operationId: POST.operationId, handlers: post }], { scopeChecked: 'by-handler', refuseHead: true });
 }
 
 /**
@@ -51,19 +39,29 @@ export function scrapeShortcut(context: GatewayContext, before: RequestHandler[]
   };
 }
 
-function scrapeHandlers(context: GatewayContext): { get: RequestHandler[]; post: RequestHandler[] } {
-  return {
-    get: [scope('scrape'), handler(context, (req, _res, defaults) => parseScrapeQuery(req.query as Record<string, unknown>, scrapeParseOptions(context, defaults)))],
-    post: [scope('scrape'), noQueryParameters, jsonBody({ required: true }), handler(context, (_req, res, defaults) => parseScrapeBody(res.locals.body, scrapeParseOptions(context, defaults)))],
+/** Under the `/v1` mount, the paths the router matches to SCRAPE_PATH (case-insensitive, optional trailing slash, as Express). */
+const SCRAPE_UNDER_V1 = /^\/scrape\/?$/i;
+
+/**
+ * `handler` for every request but those the scrape route admits itself (GET and POST, scrape/admission.ts):
+ * the rate token and the path checks of other routes, which a scrape's admission does in its own order.
+ */
+export function unlessScrape(handler: RequestHandler): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if ((req.method === 'GET' || req.method === 'POST') && SCRAPE_UNDER_V1.test(req.path)) return next();
+    return handler(req, res, next);
   };
 }
 
-function handler(context: GatewayContext, read: ReadParams) {
-  return (req: Request, res: Response) => context.work.track(handleScrape(context, read, req, res));
+function scrapeHandlers(context: GatewayContext): { get: RequestHandler[]; post: RequestHandler[] } {
+  const handler = (scope: Scope) => (req: Request, res: Response) => context.work.track(handleScrape(context, scope, req, res));
+  return { get: [handler(scopeOf(GET)!)], post: [handler(scopeOf(POST)!)] };
 }
 
-async function handleScrape(context: GatewayContext, read: ReadParams, req: Request, res: Response): Promise<void> {
-  const principal = principalOf(res);
+async function handleScrape(context: GatewayContext, scope: Scope, req: Request, res: Response): Promise<void> {
+  // Refusals before the slot (rate, path, query, scope, body) are answered like any route's.
+  const admission = await admitScrape(context, scope, req, res);
+  const { principal } = admission;
   let params: ScrapeParams | null = null;
   let record: ScrapeRecord | null = null;
   let success: ScrapeSucceeded | null = null;
@@ -73,32 +71,16 @@ async function handleScrape(context: GatewayContext, read: ReadParams, req: Requ
   res.on('close', () => {
     if (!res.writableFinished) clientGone = true;
   });
-  // Taken with the slot (middleware/rate-limit.ts): performScrape settles it once it has it; until then, this route.
-  let unspentHold = res.locals.admittedHold ?? null;
-  res.locals.admittedHold = undefined;
   try {
-    const slot = await acquireSlot(context, res, principal.organization.id, principal.organization.concurrency_limit);
-    res.setHeader('Concurrency-Limit', String(slot.limit));
-    res.setHeader('Concurrency-Remaining', String(slot.remaining));
+    if ('refusal' in admission) throw admission.refusal;
+    const { slot, hold } = admission;
+    params = admission.params;
     try {
-      params = res.locals.scrapeParams ?? read(req, res, principal.project.defaults as ProjectDefaults);
-      const heldEarly = unspentHold;
-      unspentHold = null;
-      success = await performScrape(context, {
-        requestId: res.locals.requestId,
-        principal,
-        params,
-        receivedAt: res.locals.receivedAt,
-        slot,
-        heldEarly,
-      });
+      success = await performScrape(context, { requestId: res.locals.requestId, principal, params, plan: admission.plan, receivedAt: res.locals.receivedAt, hold });
     } finally {
-      if (unspentHold) {
-        await releaseAdmittedHold(context.db, unspentHold, slot).catch((error: unknown) => res.locals.logger.warn({ err: error }, 'releasing a hold'));
-      }
       await slot.release();
     }
-    body = sendScrapeSuccess(res, success, params);
+    body = prepareScrapeAnswer(res, success, params);
   } catch (error) {
     if (error instanceof ScrapeFailed) record = error.record;
     failure = toServiceError(error instanceof ScrapeFailed ? error.error : error);
@@ -119,14 +101,6 @@ async function handleScrape(context: GatewayContext, read: ReadParams, req: Requ
   });
   if (failure) throw failure;
   res.end(body);
-}
-
-/** The slot taken with the request's token (middleware/rate-limit.ts), or one acquired now. */
-async function acquireSlot(context: GatewayContext, res: Response, organizationId: string, limit: number): Promise<ConcurrencySlot> {
-  const admitted = res.locals.admittedSlot;
-  res.locals.admittedSlot = undefined;
-  if (admitted === 'full') throw concurrencyExceeded(limit);
-  return admitted ?? context.concurrency.acquire(organizationId, limit);
 }
 
 function rawUrlOf(req: Request, res: Response): string | null {

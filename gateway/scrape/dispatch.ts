@@ -2,7 +2,7 @@ import { BusError, type Bus, type RequestSignal } from '../../lib/bus/bus.js';
 import { ACCEPT_WITHIN_MS } from '../../lib/bus/nats-reply-protocol.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { ScrapeResultSchema, scrapeSubject, type ScrapeJob, type ScrapeResult } from '../../lib/protocol/index.js';
-import type { WorkerDirectory } from '../membership.js';
+import type { WorkerDirectory } from '../worker-directory.js';
 
 /** Slack the gateway waits past the job's budget for the worker's own timeout answer. */
 const REPLY_SLACK_MS = 5000;

@@ -109,11 +109,28 @@ function featuresOf(params: ScrapeParams, record: ScrapeRecord | null): Record<s
     screenshot: params.screenshot,
     actions: params.actions?.length ?? 0,
     extract: params.extract !== null,
+    ai_extract: modelFeature(record),
     autoparse: params.autoparse,
     links: params.links,
     session: params.session_id !== null,
     cache: record?.cacheState ?? 'bypass',
     escalations: record?.warnings.filter((w) => w === 'ESCALATED').length ?? 0,
+  };
+}
+
+/** Null without ai_extract (or before its model step began); else the model, the calls and the tokens it reported. */
+function modelFeature(record: ScrapeRecord | null): Record<string, unknown> | null {
+  const use = record?.model;
+  if (!use) return null;
+  return {
+    model: use.model,
+    mode: use.mode,
+    calls: use.calls,
+    prompt_tokens: use.prompt_tokens,
+    completion_tokens: use.completion_tokens,
+    total_tokens: use.prompt_tokens + use.completion_tokens,
+    ms: use.ms,
+    input_cut_chars: use.input_cut_chars,
   };
 }
 

@@ -1,11 +1,11 @@
 import type { Response } from 'express';
-import { MICRO_PER_CREDIT } from '../../lib/scrape/prices.js';
+import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
-import { answerBody } from './envelope.js';
+import { answerBody } from './answer-body.js';
 import type { ScrapeSucceeded } from './scrape-service.js';
 
-/** Sets status and the success headers for a scrape and returns the body to send (gateway/scrape/envelope.ts). */
-export function sendScrapeSuccess(res: Response, outcome: ScrapeSucceeded, params: ScrapeParams): Buffer {
+/** Sets the status and success headers of a scrape's answer and returns its body, which the route sends (answer-body.ts). */
+export function prepareScrapeAnswer(res: Response, outcome: ScrapeSucceeded, params: ScrapeParams): Buffer {
   const { result } = outcome;
   res.setHeader('X-Credits-Charged', String(outcome.chargedMicro / MICRO_PER_CREDIT));
   res.setHeader('X-Target-Status', String(result.target_status));

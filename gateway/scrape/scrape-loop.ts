@@ -1,6 +1,6 @@
 import { ServiceError, type Attempt } from '../../lib/errors/index.js';
 import { SCRAPE_JOB_TYPE, type EngineName, type JobExit, type ScrapeJob, type ScrapeResult, type ScrapeSuccess, type SessionState } from '../../lib/protocol/index.js';
-import { engineCostMicro, isBillableStatus, checkMaxCost } from '../../lib/scrape/cost.js';
+import { engineCostMicro, isBillableStatus, checkMaxCost } from '../../lib/billing/cost.js';
 import { planEngines, withoutClimb, type EnginePlan } from '../../lib/scrape/engine-selection.js';
 import { parameterWarnings } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
@@ -8,6 +8,7 @@ import type { SessionRecord } from '../../lib/store/sessions/index.js';
 import type { GatewayContext } from '../context.js';
 import { dispatchJob } from './dispatch.js';
 import { chooseExit, exitRequestOf, isExhausted, jobExitOf, nextExitReason, recordExitUse, type ExitRequest, type ExitTried } from './exit-route.js';
+import { extractWithModel, withoutModelInput, type ModelUse } from './model-step.js';
 import { deploymentOf } from './deployment.js';
 import { checkInSession, checkOutSession, findScrapeSession, jobSessionState, LEASE_MARGIN_MS, noteDomainEvidence, returnSession, type SessionCheckout } from '../sessions/scrape-session.js';
 
@@ -17,7 +18,7 @@ const BLOCK_STATUSES = new Set([403, 429]);
 /**
  * The one scrape loop, used by POST/GET /v1/scrape (scrape-service.ts) and by batch items
  * (batch/run-item.ts): plan, lease the session, dispatch rung by rung under mode=auto, decide the
- * charge. Holding and settling credits stays with the caller: a scrape reserves per request, a batch
+ * charge. Holding and settling credits stays with the caller: a scrape holds per request (scrape-hold.ts), a batch
  * item spends the hold taken at submission.
  */
 
@@ -36,10 +37,12 @@ export interface ScrapeRecord {
   exitRequest: ExitRequest | null;
   /** Every pool exit a dispatch went through, in order. */
   exitsTried: ExitTried[];
+  /** The ai_extract model step, once it started (scrape/model-step.ts). */
+  model: ModelUse | null;
 }
 
 export function newRecord(cacheState: ScrapeRecord['cacheState']): ScrapeRecord {
-  return { engine: null, chargedMicro: 0, warnings: [], attempts: [], results: [], plan: null, admissionMs: 0, dispatchMs: 0, cacheState, exitRequest: null, exitsTried: [] };
+  return { engine: null, chargedMicro: 0, warnings: [], attempts: [], results: [], plan: null, admissionMs: 0, dispatchMs: 0, cacheState, exitRequest: null, exitsTried: [], model: null };
 }
 
 export interface LoopRequest {
@@ -61,9 +64,14 @@ export interface PlannedScrape {
   session: SessionRecord | null;
 }
 
-export async function planScrape(context: GatewayContext, request: LoopRequest, record: ScrapeRecord): Promise<PlannedScrape> {
+/** `admitted`: the plan made and checked at admission for a request without a session (scrape/admission.ts), used as it is. */
+export async function planScrape(context: GatewayContext, request: LoopRequest, record: ScrapeRecord, admitted: EnginePlan | null = null): Promise<PlannedScrape> {
   const { params } = request;
   record.warnings.push(...parameterWarnings(params));
+  if (admitted && params.session_id === null) {
+    record.plan = admitted;
+    return { request, plan: admitted, session: null };
+  }
   // session_id is checked before any work (404/410 at 0 credits); the session pins the engine.
   const session = params.session_id === null ? null : await findScrapeSession(context.db, params.session_id, request.organizationId);
   const planned = planEngines(params, deploymentOf(context, request.entitledEngines), session ?? undefined);
@@ -112,6 +120,14 @@ export async function runScrape(
       const blocked = BLOCK_STATUSES.has(success.target_status);
       if (blocked || isBillableStatus(success.target_status, request.params)) await noteDomainEvidence(context.db, checkout, request.params.url, !blocked);
     }
+    // The model reads only a page that would be billed (docs/ai-extract.md); its failure fails the scrape at 0 credits.
+    if (request.params.ai_extract !== null && isBillableStatus(success.target_status, request.params)) {
+      const deadlineAt = request.receivedAt + context.config.SCRAPE_BUDGET_MS;
+      const extracted = await extractWithModel(context, success, request.params, deadlineAt, (use) => (record.model = use));
+      success = extracted.success;
+      record.warnings.push(...extracted.warnings);
+    }
+    success = withoutModelInput(success);
     // A non-billable target status is a failed scrape (billing rule 1): the session is only handed back.
     if (checkout && isBillableStatus(success.target_status, request.params)) {
       record.warnings.push(...(await checkInSession(context.db, checkout, success)));

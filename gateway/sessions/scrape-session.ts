@@ -16,7 +16,7 @@ import {
   type SessionContext,
   type SessionRecord,
 } from '../../lib/store/sessions/index.js';
-import { sessionIdFrom } from './query.js';
+import { sessionIdFrom } from './session-query.js';
 
 /** Added to the scrape budget: a lease outlives the scrape it covers, but a crashed gateway's lease still runs out. */
 import { registrableDomainOf, saveDomainScores, withEvidence } from '../../lib/store/sessions/domain-scores.js';

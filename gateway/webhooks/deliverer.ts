@@ -87,7 +87,7 @@ export function startWebhookDeliverer(context: GatewayContext, options: { autoSt
 }
 
 /** An undici agent whose DNS lookup refuses any address the egress policy refuses (rebinding included). */
-function guardedAgent(policy: EgressPolicy): Agent {
+export function guardedAgent(policy: EgressPolicy, timeoutMs = DELIVERY_TIMEOUT_MS): Agent {
   const lookup: LookupFunction = (host, options, callback) => {
     resolveAllowed(host, policy)
       .then((addresses) => {
@@ -97,5 +97,5 @@ function guardedAgent(policy: EgressPolicy): Agent {
       })
       .catch((error: unknown) => callback(Object.assign(new Error(error instanceof Error ? error.message : String(error)), { code: 'EBLOCKED' }), ''));
   };
-  return new Agent({ connect: { timeout: DELIVERY_TIMEOUT_MS, lookup } });
+  return new Agent({ connect: { timeout: timeoutMs, lookup } });
 }

@@ -139,6 +139,11 @@ export const ScrapeSuccessSchema = z.object({
   /** False when a screenshot was asked for but not delivered (billed 0 by the gateway). */
   screenshot_delivered: z.boolean().nullable(),
   session: SessionStateSchema.nullable().default(null),
+  /**
+   * With ai_extract: the page's markdown for the model when the envelope's `content` is not that
+   * markdown already. Read by the gateway and never answered (docs/ai-extract.md).
+   */
+  model_input: z.string().optional(),
 });
 export type ScrapeSuccess = z.infer<typeof ScrapeSuccessSchema>;
 

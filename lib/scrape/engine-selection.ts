@@ -1,8 +1,8 @@
 import { actionsNeedScreenshot, type ActionStep } from './actions-schema.js';
 import { ServiceError } from '../errors/index.js';
 import { ENGINE_NAMES, type EngineName } from '../protocol/engines.js';
-import { MICRO_PER_CREDIT } from './prices.js';
-import { engineCostMicro } from './cost.js';
+import { MICRO_PER_CREDIT } from '../billing/prices.js';
+import { engineCostMicro } from '../billing/cost.js';
 import { incompatible } from './issues.js';
 import type { EnginePlan, ScrapeParams } from './types.js';
 

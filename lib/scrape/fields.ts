@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { selectorProblem } from '../extract/selectors.js';
 import { storableString } from '../validation/storable.js';
+import { AiExtractSchema } from './ai-extract-schema.js';
 import { HTTP_METHODS, RESPONSE_FORMATS, SCREENSHOT_FORMATS, type ResourceClass, type ScreenshotFormat } from './vocabulary.js';
 
 /** Bounds for parameters (documented in docs/parameters.md). */
@@ -175,7 +176,7 @@ export const ScrapeInputSchema = z.strictObject({
   links: z.boolean().nullish(),
   extract: plainObjectField.nullish(),
   extract_preset: stringIdField.nullish(),
-  ai_extract: plainObjectField.nullish(),
+  ai_extract: AiExtractSchema.nullish(),
   main_content_only: z.boolean().nullish(),
   include_tags: selectorListField.nullish(),
   exclude_tags: selectorListField.nullish(),

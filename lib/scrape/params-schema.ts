@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { storableString } from '../validation/storable.js';
 import { ActionsSchema } from './actions-schema.js';
+import { AiExtractSchema } from './ai-extract-schema.js';
 import { NetworkCaptureSchema } from './network-capture-schema.js';
 import {
   blockResourcesField,
@@ -66,7 +67,7 @@ export const ScrapeParamsSchema = z.object({
   links: z.boolean(),
   extract: plainObjectField.nullable(),
   extract_preset: stringIdField.nullable(),
-  ai_extract: plainObjectField.nullable(),
+  ai_extract: AiExtractSchema.nullable(),
   main_content_only: z.boolean().nullable(),
   include_tags: selectorListField,
   exclude_tags: selectorListField,

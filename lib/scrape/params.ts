@@ -3,13 +3,14 @@ import { NetworkCaptureSchema, type NetworkCapture } from './network-capture-sch
 import { checkProxyUrl, checkTargetUrl, type EgressPolicy } from '../egress/policy.js';
 import { ServiceError } from '../errors/index.js';
 import { validateExtractRules } from '../extract/rules.js';
+import { AI_EXTRACT_DATA_KEY, checkAiExtractSchema } from './ai-extract-schema.js';
 import { ScrapeInputSchema, type ScrapeInput } from './fields.js';
 import { invalidParameter } from './issues.js';
-import { decodeScrapeQuery } from './query.js';
-import { applyProjectDefaults, checkFlagRules, normalise, type ProjectDefaults, type StructuredParameters } from './rules.js';
+import { decodeScrapeQuery } from './get-query.js';
+import { applyProjectDefaults, checkFlagRules, normalise, type ProjectDefaults, type StructuredParameters } from './cross-field-rules.js';
 import type { ScrapeParams } from './types.js';
 
-export type { ProjectDefaults } from './rules.js';
+export type { ProjectDefaults } from './cross-field-rules.js';
 
 export interface ParseOptions {
   projectDefaults: ProjectDefaults;
@@ -34,7 +35,13 @@ function checkUrlPresence(input: ScrapeInput, allowUrl: boolean): string | null 
 
 /** Validates the structured parameters that belong to other modules; returns their normalised forms. */
 function checkStructuredParameters(input: ScrapeInput): StructuredParameters {
-  if (input.extract !== null && input.extract !== undefined) validateExtractRules(input.extract);
+  if (input.extract !== null && input.extract !== undefined) {
+    const rules = validateExtractRules(input.extract);
+    if (input.ai_extract !== null && input.ai_extract !== undefined && rules.fields.some((field) => field.name === AI_EXTRACT_DATA_KEY)) {
+      throw new ServiceError('ERR::EXTRACT::INVALID_RULES', `extract.${AI_EXTRACT_DATA_KEY}: the field name is reserved when ai_extract is set (the model's answer goes there)`);
+    }
+  }
+  if (input.ai_extract !== null && input.ai_extract !== undefined) checkAiExtractSchema(input.ai_extract);
   let actions: Actions | null = null;
   if (input.actions !== null && input.actions !== undefined) {
     const parsed = ActionsSchema.safeParse(input.actions);

@@ -167,6 +167,11 @@ export async function entitledEnginesOf(db: Queryable, organizationId: string): 
   return result.rows[0]?.entitled_engines ?? [];
 }
 
+/** Every organization, oldest first (`trawler orgs list`). */
+export async function listOrganizations(db: Queryable): Promise<Array<{ id: string; name: string; status: string; created_at: Date }>> {
+  return (await db.query<{ id: string; name: string; status: string; created_at: Date }>('SELECT id, name, status, created_at FROM organizations ORDER BY created_at')).rows;
+}
+
 export async function setOrganizationStatus(db: Queryable, organizationId: string, status: 'active' | 'suspended'): Promise<void> {
   await db.query('UPDATE organizations SET status = $2 WHERE id = $1', [organizationId, status]);
 }

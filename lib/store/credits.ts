@@ -1,10 +1,16 @@
 import { newId } from '../ids.js';
 import { type KeyEnvironment } from '../apikeys.js';
 import { ServiceError } from '../errors/index.js';
-import type { Db, Queryable } from './db.js';
+import type { Queryable } from './db.js';
 import { allowancePeriod, isoDate } from './allowance-period.js';
 import { fitsAllowance } from './settled-stripes.js';
-import { settleStored } from './stored-settlements.js';
+
+/** One allowance month of one organization's ledger (live or test). */
+export interface PeriodKey {
+  organizationId: string;
+  periodStart: string;
+  environment: KeyEnvironment;
+}
 
 export interface CreditAccount {
   organizationId: string;
@@ -15,45 +21,21 @@ export interface CreditAccount {
   environment: KeyEnvironment;
 }
 
-/**
- * The allowance of one ledger: the organization's own for live; for test, TEST_MONTHLY_CREDITS, the
- * same for every organization, so a test key never has a second live-sized allowance.
- */
-export function ledgerAllowanceMicro(organizationMonthlyMicro: number, environment: KeyEnvironment, testMonthlyCredits: number): number {
-  return environment === 'live' ? Number(organizationMonthlyMicro) : testMonthlyCredits * 1_000_000;
-}
-
-export interface Reservation {
+/** A credit hold taken against an allowance month (a `credit_reservations` row once stored). */
+export interface Hold {
   id: string;
   amountMicro: number;
 }
 
-/**
- * Holds `amountMicro` against the allowance month, so concurrent holds can never together pass the
- * allowance. Throws 402 QUOTA_EXCEEDED naming the reset date. On the embedded store the hold is kept
- * in memory (memory-holds.ts) and costs no statement; on PostgreSQL it is `reserveStoredCredits`.
- */
-export async function reserveCredits(
-  db: Db,
-  account: CreditAccount,
-  amountMicro: number,
-  requestId: string | null = null,
-  now = new Date(),
-): Promise<Reservation> {
-  if (!db.memoryHolds) return reserveStoredCredits(db, account, amountMicro, requestId, now);
-  const period = allowancePeriod(account.organizationCreatedAt, now);
-  const hold = {
-    id: newId(),
-    organizationId: account.organizationId,
-    periodStart: isoDate(period.start),
-    environment: account.environment,
-    projectId: account.projectId,
-    amountMicro,
-    requestId,
-    createdAt: now,
-  };
-  if (!(await db.memoryHolds.hold(hold, account.monthlyCreditsMicro))) throw quotaExceeded(period.end);
-  return { id: hold.id, amountMicro };
+/** A hold to take in a statement of its own kind (the shared limiter's admission statement). */
+export interface HoldRequest {
+  id: string;
+  projectId: string;
+  periodStart: string;
+  environment: string;
+  amountMicro: number;
+  allowanceMicro: number;
+  requestId: string | null;
 }
 
 /**
@@ -63,30 +45,46 @@ export async function reserveCredits(
  * that follows commits synchronously, which flushes the hold too, and a hold a database crash lost
  * makes that settlement find nothing, which the caller must answer as a failure at 0 credits.
  */
-export async function reserveStoredCredits(
+export async function takeStoredHold(
   db: Queryable,
   account: CreditAccount,
   amountMicro: number,
   requestId: string | null = null,
   now = new Date(),
-): Promise<Reservation> {
+): Promise<Hold> {
   const period = allowancePeriod(account.organizationCreatedAt, now);
   const start = isoDate(period.start);
   const id = newId();
   let held = await holdIn(db, account, start, id, amountMicro, requestId);
   if (!held) {
     // The first hold of a period finds no row; create it (or find a concurrent request's) and try again.
-    await db.query(
-      `INSERT INTO credit_periods (organization_id, period_start, environment) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-      [account.organizationId, start, account.environment],
-    );
+    await createPeriodRow(db, { organizationId: account.organizationId, periodStart: start, environment: account.environment });
     held = await holdIn(db, account, start, id, amountMicro, requestId);
   }
   if (!held) throw quotaExceeded(period.end);
   return { id, amountMicro };
 }
 
-function quotaExceeded(periodEnd: Date): ServiceError {
+/** The period's row, created on its first hold (a concurrent request's creation is found). */
+export async function createPeriodRow(db: Queryable, key: PeriodKey): Promise<void> {
+  await db.query(
+    `INSERT INTO credit_periods (organization_id, period_start, environment) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+    [key.organizationId, key.periodStart, key.environment],
+    { name: 'credits_period_row' },
+  );
+}
+
+/** Spent + reserved of a period as stored (its row and settlement stripes). */
+export async function periodUsedMicro(db: Queryable, key: PeriodKey): Promise<number> {
+  const result = await db.query<{ used: number }>(
+    `SELECT spent_micro + reserved_micro AS used FROM credit_period_totals WHERE organization_id = $1 AND period_start = $2 AND environment = $3`,
+    [key.organizationId, key.periodStart, key.environment],
+    { name: 'credits_period_used' },
+  );
+  return Number(result.rows[0]?.used ?? 0);
+}
+
+export function quotaExceeded(periodEnd: Date): ServiceError {
   return new ServiceError('ERR::LIMIT::QUOTA_EXCEEDED', `Monthly credit allowance exhausted; it resets on ${periodEnd.toISOString()}`);
 }
 
@@ -139,46 +137,17 @@ export function holdClauses(p: HoldParameters, when: string): string {
 }
 
 /**
- * Releases the hold and charges `chargedMicro` (at most the hold), in one statement. Settling twice
- * is a no-op, so a retried settlement never bills twice. A hold kept in memory (embedded store) is
- * written settled, group-committed with the settlements queued meanwhile; never inside a transaction.
- * On PostgreSQL outside a transaction the settlements that queue while one is written go together
- * in the next statement (settlement-groups.ts).
- * `leaseHolder` names a concurrency lease (lib/store/limits.ts) the same statement deletes, settled or
- * not: the scrape's slot is freed with its settlement instead of by a statement of its own.
- */
-export async function settleReservation(
-  db: Queryable,
-  reservationId: string,
-  chargedMicro: number,
-  engine: string | null = null,
-  leaseHolder: string | null = null,
-): Promise<boolean> {
-  const inMemory = db.memoryHolds?.settle(reservationId, chargedMicro, engine);
-  if (inMemory) return inMemory;
-  const settlement = { reservationId, chargedMicro, engine, leaseHolder };
-  return db.settlementGroups ? db.settlementGroups.settle(settlement) : settleStored(db, settlement);
-}
-
-/** Names the request that spent a batch item's hold (the item's latest attempt). */
-export async function tagReservation(db: Queryable, reservationId: string, requestId: string): Promise<void> {
-  await db.query('UPDATE credit_reservations SET request_id = $2 WHERE id = $1', [reservationId, requestId]);
-}
-
-/**
  * A scrape hold outlives the longest possible scrape by far; one still open then was left by a crashed
  * gateway. Batch item holds have no expiry: the batch lifecycle settles them.
  */
 export const HOLD_LIFETIME_MINUTES = 10;
 
-/** Releases (charges 0) every expired hold: a crash never bills. */
-export async function releaseStaleReservations(db: Db): Promise<number> {
+/** Stored holds still open after their expiry: left by a crashed gateway, released by the sweep (lib/billing/ledger.ts). */
+export async function expiredHoldIds(db: Queryable): Promise<string[]> {
   const stale = await db.query<{ id: string }>(
     `SELECT id FROM credit_reservations WHERE settled_at IS NULL AND expires_at IS NOT NULL AND expires_at < now()`,
   );
-  let released = 0;
-  for (const { id } of stale.rows) if (await settleReservation(db, id, 0)) released += 1;
-  return released;
+  return stale.rows.map((row) => row.id);
 }
 
 export interface PeriodUsage {
@@ -189,19 +158,24 @@ export interface PeriodUsage {
   spentMicro: number;
 }
 
-export async function periodUsage(db: Queryable, account: CreditAccount, now = new Date()): Promise<PeriodUsage> {
+/** The allowance month of `account` as the store has it, plus the open holds not yet rows (`heldElsewhere`: lib/billing/memory-ledger.ts). */
+export async function periodUsage(
+  db: Queryable,
+  account: CreditAccount,
+  heldElsewhere: (key: PeriodKey) => { micro: number },
+  now = new Date(),
+): Promise<PeriodUsage> {
   const period = allowancePeriod(account.organizationCreatedAt, now);
   const result = await db.query<{ reserved_micro: number; spent_micro: number }>(
     `SELECT reserved_micro, spent_micro FROM credit_period_totals WHERE organization_id = $1 AND period_start = $2 AND environment = $3`,
     [account.organizationId, isoDate(period.start), account.environment],
   );
   const row = result.rows[0];
-  const inMemory = db.memoryHolds?.heldIn({ organizationId: account.organizationId, periodStart: isoDate(period.start), environment: account.environment });
   return {
     periodStart: period.start.toISOString(),
     periodEnd: period.end.toISOString(),
     allowanceMicro: account.monthlyCreditsMicro,
-    reservedMicro: Number(row?.reserved_micro ?? 0) + (inMemory?.micro ?? 0),
+    reservedMicro: Number(row?.reserved_micro ?? 0) + heldElsewhere({ organizationId: account.organizationId, periodStart: isoDate(period.start), environment: account.environment }).micro,
     spentMicro: Number(row?.spent_micro ?? 0),
   };
 }

@@ -1,6 +1,3 @@
-import type { MemoryHolds } from './memory-holds.js';
-import type { SettlementGroups } from './settlement-groups.js';
-
 /** The store's one dialect is PostgreSQL (DESIGN.md decision 1): a server through `pg`, or PGlite in-process. */
 export interface QueryResult<T> {
   rows: T[];
@@ -19,10 +16,6 @@ export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<T>>;
   /** Run a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
-  /** The embedded store only: scrape credit holds kept by the one process that owns it (memory-holds.ts). */
-  readonly memoryHolds?: MemoryHolds;
-  /** PostgreSQL outside a transaction only: settlements of stored holds, group-committed (settlement-groups.ts). */
-  readonly settlementGroups?: SettlementGroups;
 }
 
 export interface Db extends Queryable {

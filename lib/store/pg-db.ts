@@ -1,7 +1,6 @@
 import pg from 'pg';
 import { ServiceError } from '../errors/index.js';
 import type { Db, QueryOptions, QueryResult, Queryable } from './db.js';
-import { SettlementGroups } from './settlement-groups.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -15,7 +14,6 @@ export interface PoolOptions {
 export class PgDb implements Db {
   readonly kind = 'postgres' as const;
   private readonly pool: pg.Pool;
-  readonly settlementGroups: SettlementGroups = new SettlementGroups(this);
 
   constructor(
     connectionString: string,
@@ -85,7 +83,6 @@ export class PgDb implements Db {
   }
 
   async close(): Promise<void> {
-    await this.settlementGroups.drain();
     await this.pool.end();
   }
 }

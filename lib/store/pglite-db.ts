@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import type { Db, QueryOptions, QueryResult, Queryable } from './db.js';
-import { MemoryHolds } from './memory-holds.js';
 import { PglitePrepared } from './pglite-prepared.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 
@@ -9,7 +8,6 @@ import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 export class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
   private readonly prepared: PglitePrepared;
-  readonly memoryHolds: MemoryHolds = new MemoryHolds(this);
 
   private constructor(
     private readonly pg: PGlite,
@@ -45,10 +43,9 @@ export class PgliteDb implements Db {
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const { memoryHolds, prepared } = this;
+    const { prepared } = this;
     return this.pg.transaction(async (tx) =>
       work({
-        memoryHolds,
         query: <R>(sql: string, params: unknown[] = [], options: QueryOptions = {}) => runOn<R>(prepared, tx, sql, params, options),
         async exec(sql: string) {
           await tx.exec(sql);
@@ -65,7 +62,6 @@ export class PgliteDb implements Db {
 
   async close(): Promise<void> {
     try {
-      await this.memoryHolds.drain();
       await this.pg.close();
     } finally {
       this.lock?.release();

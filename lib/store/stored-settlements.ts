@@ -9,10 +9,10 @@ import { MOVED_TO_STRIPE } from './settled-stripes.js';
  */
 
 export interface StoredSettlement {
-  reservationId: string;
+  holdId: string;
   chargedMicro: number;
   engine: string | null;
-  /** A concurrency lease (lib/store/limits.ts) deleted by the same statement, settled or not. */
+  /** A concurrency lease (lib/store/shared-limits.ts) deleted by the same statement, settled or not. */
   leaseHolder: string | null;
 }
 
@@ -22,9 +22,9 @@ const CLAIMED = `claimed AS (
         RETURNING organization_id, period_start, environment, amount_micro, charged_micro)`;
 
 /** One settlement in one statement; true when this call settled the hold. */
-export async function settleStored(db: Queryable, { reservationId, chargedMicro, engine, leaseHolder }: StoredSettlement): Promise<boolean> {
+export async function settleStored(db: Queryable, { holdId, chargedMicro, engine, leaseHolder }: StoredSettlement): Promise<boolean> {
   if (leaseHolder === null) {
-    const result = await db.query<{ settled: number }>(`WITH ${CLAIMED}, ${MOVED_TO_STRIPE} SELECT count(*)::int AS settled FROM moved`, [reservationId, chargedMicro, engine], {
+    const result = await db.query<{ settled: number }>(`WITH ${CLAIMED}, ${MOVED_TO_STRIPE} SELECT count(*)::int AS settled FROM moved`, [holdId, chargedMicro, engine], {
       name: 'credits_settle',
     });
     return result.rows[0].settled > 0;
@@ -35,7 +35,7 @@ export async function settleStored(db: Queryable, { reservationId, chargedMicro,
     `WITH ${CLAIMED}, ${MOVED_TO_STRIPE},
      freed AS (DELETE FROM concurrency_slots WHERE holder = $4)
      SELECT count(*)::int AS settled FROM moved`,
-    [reservationId, chargedMicro, engine, leaseHolder],
+    [holdId, chargedMicro, engine, leaseHolder],
     { name: 'credits_settle_free_slot' },
   );
   return result.rows[0].settled > 0;
@@ -47,7 +47,7 @@ export async function settleStored(db: Queryable, { reservationId, chargedMicro,
  * Lock order: the holds, a stripe of each period (in key order), then the lease rows (docs/batch.md "Lock order").
  */
 export async function settleStoredGroup(db: Queryable, group: readonly StoredSettlement[]): Promise<Set<string>> {
-  const rows = group.map((s) => ({ id: s.reservationId, charged: s.chargedMicro, engine: s.engine }));
+  const rows = group.map((s) => ({ id: s.holdId, charged: s.chargedMicro, engine: s.engine }));
   const holders = group.flatMap((s) => (s.leaseHolder === null ? [] : [s.leaseHolder]));
   const result = await db.query<{ id: string }>(
     `WITH v AS (

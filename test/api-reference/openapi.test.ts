@@ -1,10 +1,11 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Express } from 'express';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../gateway/app.js';
 import { OPERATIONS } from '../../gateway/openapi/document.js';
 import { createApiKey } from '../../lib/store/accounts.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
 type Document = {
   paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema: Schema }> } }>>;
@@ -12,12 +13,11 @@ type Document = {
 };
 type Schema = { $ref?: string; properties?: Record<string, unknown> };
 
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: ['fetch'], env: { DEFAULT_RATE_LIMIT_PER_SECOND: '100000' } });
 let key: string;
 let document: Document;
 
 beforeAll(async () => {
-  service = await startEmbedded({ engines: ['fetch'], env: { DEFAULT_RATE_LIMIT_PER_SECOND: '100000' } });
   key = (await createApiKey(service.db, { projectId: service.projectId, name: 'every-scope', environment: 'live', scopes: ['scrape', 'batch', 'sessions', 'browser', 'read'] })).secret;
   const response = await fetch(`${service.url}/v1/openapi.json`);
   expect(response.status).toBe(200);
@@ -27,7 +27,6 @@ beforeAll(async () => {
   expect(job.status).toBe(202);
   SAMPLE_PATH_VALUES.batchID = ((await job.json()) as { id: string }).id;
 });
-afterAll(async () => service?.stop());
 
 /** Every (method, path) the Express app routes, in OpenAPI form; `.all()` fallbacks (405-style answers) are not operations. */
 function appRoutes(app: Express): { found: Set<string>; mounted: unknown[] } {

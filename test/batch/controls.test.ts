@@ -4,6 +4,7 @@ import type { EmbeddedService } from '../support/embedded.js';
 import { startHeldSite } from '../support/held-site.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import { BatchClient, expectTotalsMatchItems, ledger, ledgerOnceReleased, startBatchService, type Json } from './helpers.js';
+import { problemOf } from '../support/answers.js';
 
 let service: EmbeddedService;
 let site: TargetSite;
@@ -17,11 +18,6 @@ afterAll(async () => {
   await service?.stop();
   await site?.close();
 });
-
-async function problem(response: Response): Promise<Json> {
-  expect(response.headers.get('content-type')).toMatch(/problem\+json/);
-  return (await response.json()) as Json;
-}
 
 async function keyFor(monthlyCredits: number, scopes: ('batch' | 'scrape')[] = ['batch']): Promise<string> {
   const organization = await createOrganization(service.db, `org-${monthlyCredits}-${Math.random()}`, {
@@ -55,7 +51,7 @@ describe('submission validation', () => {
     const before = await service.db.query<{ n: number }>('SELECT count(*)::int AS n FROM batch_jobs');
     const response = await client.post('/v1/batch', body);
     expect(response.status).toBe(status);
-    const json = await problem(response);
+    const json = await problemOf(response);
     expect(json.code).toBe(code);
     expect(json.detail as string).toContain(detail);
     const after = await service.db.query<{ n: number }>('SELECT count(*)::int AS n FROM batch_jobs');
@@ -65,7 +61,7 @@ describe('submission validation', () => {
   it('answers 413 for a body over 1 MiB', async () => {
     const response = await client.post('/v1/batch', { urls: ['https://a.example/'], name: 'x'.repeat(1_100_000) });
     expect(response.status).toBe(413);
-    expect((await problem(response)).code).toBe('ERR::REQUEST::PAYLOAD_TOO_LARGE');
+    expect((await problemOf(response)).code).toBe('ERR::REQUEST::PAYLOAD_TOO_LARGE');
   });
 
   it('clamps concurrency with a warning on create only, and keeps item overrides over job defaults', async () => {
@@ -85,7 +81,7 @@ describe('submission validation', () => {
     const scrapeOnly = await keyFor(10, ['scrape']);
     const denied = await new BatchClient(service, scrapeOnly).post('/v1/batch', { urls: [`${site.origin}/`] });
     expect(denied.status).toBe(403);
-    expect((await problem(denied)).code).toBe('ERR::AUTH::INSUFFICIENT_SCOPE');
+    expect((await problemOf(denied)).code).toBe('ERR::AUTH::INSUFFICIENT_SCOPE');
     const text = await fetch(`${service.url}/v1/batch`, { method: 'POST', headers: { authorization: `Bearer ${service.secret}`, 'content-type': 'text/plain' }, body: 'x' });
     expect(text.status).toBe(400);
   });
@@ -97,7 +93,7 @@ describe('credits', () => {
     const poor = new BatchClient(service, secret);
     const response = await poor.post('/v1/batch', { urls: [1, 2, 3].map((i) => `${site.origin}/?p=${i}`) });
     expect(response.status).toBe(402);
-    expect((await problem(response)).code).toBe('ERR::LIMIT::QUOTA_EXCEEDED');
+    expect((await problemOf(response)).code).toBe('ERR::LIMIT::QUOTA_EXCEEDED');
     const list = (await (await poor.get('/v1/batch')).json()) as Json;
     expect(list.batches).toEqual([]);
   });
@@ -138,7 +134,7 @@ describe('credits', () => {
     ] as const) {
       const refused = await client.post(`/v1/batch/${id}/items`, { urls: [`${site.origin}/?v=2`], ...flags });
       expect(refused.status, JSON.stringify(flags)).toBe(400);
-      expect((await problem(refused)).code).toBe(code);
+      expect((await problemOf(refused)).code).toBe(code);
     }
     expect((await client.job(id)).total_items).toBe(1);
     const ignored = await client.post(`/v1/batch/${id}/items`, {
@@ -229,7 +225,7 @@ describe('cancel, list, ids and tenants', () => {
     expect(held.arrived()).toBe(1);
     const again = await client.post(`/v1/batch/${created.id as string}/cancel`);
     expect(again.status).toBe(409);
-    expect((await problem(again)).code).toBe('ERR::REQUEST::CONFLICT');
+    expect((await problemOf(again)).code).toBe('ERR::REQUEST::CONFLICT');
     expect(await ledgerOnceReleased(service, 0)).toMatchObject({ reserved: 0 });
   });
 
@@ -258,7 +254,7 @@ describe('cancel, list, ids and tenants', () => {
     for (const path of [`/v1/batch/${id}`, `/v1/batch/${id}/results`, `/v1/batch/${id}/cancel`]) {
       const response = path.endsWith('cancel') ? await other.post(path) : await other.get(path);
       expect(response.status, path).toBe(404);
-      expect((await problem(response)).code).toBe('ERR::REQUEST::NOT_FOUND');
+      expect((await problemOf(response)).code).toBe('ERR::REQUEST::NOT_FOUND');
     }
     expect((await client.get('/v1/batch/not-an-id')).status).toBe(404);
     const { uuidFromUlid } = await import('../../gateway/request-log/record-id.js');
@@ -271,7 +267,7 @@ describe('cancel, list, ids and tenants', () => {
     await service.db.query(`UPDATE batch_jobs SET results_expire_at = now() - interval '1 second' WHERE id = $1`, [created.id]);
     const response = await client.get(`/v1/batch/${created.id as string}/results`);
     expect(response.status).toBe(410);
-    expect((await problem(response)).code).toBe('ERR::REQUEST::BEYOND_RETENTION');
+    expect((await problemOf(response)).code).toBe('ERR::REQUEST::BEYOND_RETENTION');
     expect((await client.get(`/v1/batch/${created.id as string}/tasks/0/content`)).status).toBe(410);
     expect((await client.get(`/v1/batch/${created.id as string}`)).status).toBe(200);
   });

@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBatchDispatcher, type DispatcherHooks } from '../../gateway/batch/dispatcher.js';
-import { settleReservation } from '../../lib/store/credits.js';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
 import { BATCH_ENV, BatchClient, ledger, SLOW_MACHINE_MS, waitForWorker, type Json } from './helpers.js';
@@ -127,7 +126,7 @@ describe('batch dispatch wake-up and batched result writes', { timeout: 4 * SLOW
         async beforeFinish(item) {
           if (settledSeq !== null || item.reservationId === null) return;
           settledSeq = item.seq;
-          await settleReservation(serviceRef!.db, item.reservationId, 0);
+          await serviceRef!.gateway.context.ledger.settle(item.reservationId, 0);
         },
       },
     });

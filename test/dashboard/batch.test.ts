@@ -122,7 +122,7 @@ describe('batch controls through the dashboard', () => {
     });
     await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
     const dashboard = await startDashboard(
-      { config: env.service.config, db: env.service.db, logger: createLogger('dashboard-test', 'silent'), box: new SecretBox(randomBytes(32)), apiUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, assetsDir: join(tmpdir(), 'no-assets') },
+      { config: env.service.config, db: env.service.db, ledger: env.service.gateway.context.ledger, logger: createLogger('dashboard-test', 'silent'), box: new SecretBox(randomBytes(32)), apiUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, assetsDir: join(tmpdir(), 'no-assets') },
       0,
     );
     try {

@@ -25,7 +25,7 @@ export async function startDashboardService(env: Record<string, string> = {}, op
     env: { KEY_CACHE_SECONDS: '0', BATCH_DISPATCH_INTERVAL_MS: '50', DEFAULT_RATE_LIMIT_PER_SECOND: '1000', ...env },
   });
   const dashboard = await startDashboard(
-    { config: service.config, db: service.db, logger: createLogger('dashboard-test', 'silent'), box: service.gateway.context.box, apiUrl: service.url, assetsDir },
+    { config: service.config, db: service.db, ledger: service.gateway.context.ledger, logger: createLogger('dashboard-test', 'silent'), box: service.gateway.context.box, apiUrl: service.url, assetsDir },
     0,
   );
   const defaultKey = (await listOrganizationKeys(service.db, service.organizationId)).find((k) => k.name === 'Default');

@@ -1,17 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isUlid } from '../../lib/ids.js';
 import { insertRequestLog } from '../../lib/store/request-log.js';
 import { makeEntry } from '../request-log/fixtures.js';
 import { startCountingListener } from '../egress/counting-listener.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost } from '../support/embedded.js';
 import { bodyProbes, urlProbes, type Fixtures, type Probe } from './forms.js';
 import { dateProbes, edgeProbes } from './more-forms.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: ['fetch'], env: { DEFAULT_RATE_LIMIT_PER_SECOND: '100000', BATCH_DISPATCH_INTERVAL_MS: '60000' } });
 let fixtures: Fixtures;
 
 beforeAll(async () => {
-  service = await startEmbedded({ engines: ['fetch'], env: { DEFAULT_RATE_LIMIT_PER_SECOND: '100000', BATCH_DISPATCH_INTERVAL_MS: '60000' } });
   const targetUrl = `${service.url}/healthz`;
   const job = await (await fetch(`${service.url}/v1/batch`, jsonPost(service.secret, { urls: [targetUrl], open: true }))).json();
   const session = await (await fetch(`${service.url}/v1/sessions`, jsonPost(service.secret, {}))).json();
@@ -19,7 +19,6 @@ beforeAll(async () => {
   fixtures = { jobId: job.id, sessionId: session.id, webhookId: hook.id, targetUrl };
   for (const [name, value] of Object.entries(fixtures)) expect(value, name).toBeTypeOf('string');
 });
-afterAll(async () => service?.stop());
 
 interface Outcome {
   probe: Probe;

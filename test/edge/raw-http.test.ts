@@ -1,16 +1,14 @@
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isUlid } from '../../lib/ids.js';
-import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: [] });
 let port: number;
 
 beforeAll(async () => {
-  service = await startEmbedded({ engines: [] });
   port = Number(new URL(service.url).port);
 });
-afterAll(async () => service?.stop());
 
 interface RawAnswer {
   statusLine: string;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../lib/errors/index.js';
 import { API_KEY_PATTERN, generateApiKey, hashApiKey } from '../../lib/apikeys.js';
 import {
@@ -13,14 +13,11 @@ import {
 import type { Queryable } from '../../lib/store/db.js';
 import { openStore } from '../../lib/store/open.js';
 import { KeyResolver, MAX_UNKNOWN_KEYS } from '../../gateway/auth/key-resolver.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost } from '../support/embedded.js';
+import { codeOf } from '../support/answers.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
-let service: EmbeddedService;
-
-beforeAll(async () => {
-  service = await startEmbedded({ engines: [], env: { KEY_CACHE_SECONDS: '0' } });
-});
-afterAll(async () => service?.stop());
+const service = embeddedForSuite({ engines: [], env: { KEY_CACHE_SECONDS: '0' } });
 
 async function newKey(options: { scopes?: Scope[]; environment?: 'live' | 'test'; expiresAt?: Date } = {}) {
   const { secret, key } = await createApiKey(service.db, {
@@ -31,10 +28,6 @@ async function newKey(options: { scopes?: Scope[]; environment?: 'live' | 'test'
     expiresAt: options.expiresAt,
   });
   return { secret, key };
-}
-
-async function codeOf(response: Response): Promise<string> {
-  return ((await response.json()) as { code: string }).code;
 }
 
 describe('authentication', () => {

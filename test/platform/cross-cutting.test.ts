@@ -1,22 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { isUlid } from '../../lib/ids.js';
 import { serveMetrics } from '../../lib/metrics-server.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost } from '../support/embedded.js';
+import { problemOf } from '../support/answers.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
-let service: EmbeddedService;
-
-beforeAll(async () => {
-  service = await startEmbedded({ engines: [], env: { DOCS_URL: 'https://docs.example.test' } });
-});
-afterAll(async () => service?.stop());
-
-async function problem(response: Response) {
-  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const body = (await response.json()) as Record<string, unknown>;
-  expect(body.request_id).toBe(response.headers.get('x-request-id'));
-  return body;
-}
+const service = embeddedForSuite({ engines: [], env: { DOCS_URL: 'https://docs.example.test' } });
 
 describe('cross-cutting rules', () => {
   it('puts a ULID X-Request-Id on every response, success or error', async () => {
@@ -34,7 +24,7 @@ describe('cross-cutting rules', () => {
   it('serves routes only under /v1 (rule 1)', async () => {
     const response = await fetch(`${service.url}/scrape`, jsonPost(service.secret, { url: 'http://127.0.0.1/' }));
     expect(response.status).toBe(404);
-    expect(await problem(response)).toMatchObject({ code: 'ERR::REQUEST::NOT_FOUND', status: 404, retryable: false });
+    expect(await problemOf(response, { requestId: true })).toMatchObject({ code: 'ERR::REQUEST::NOT_FOUND', status: 404, retryable: false });
   });
 
   it('refuses a body that is not application/json (rule 2)', async () => {
@@ -44,7 +34,7 @@ describe('cross-cutting rules', () => {
       body: JSON.stringify({ url: 'http://127.0.0.1/' }),
     }));
     expect(response.status).toBe(400);
-    expect(await problem(response)).toMatchObject({ code: 'ERR::REQUEST::INVALID' });
+    expect(await problemOf(response, { requestId: true })).toMatchObject({ code: 'ERR::REQUEST::INVALID' });
   });
 
   it('refuses an empty body and malformed JSON with REQUEST::INVALID', async () => {
@@ -55,7 +45,7 @@ describe('cross-cutting rules', () => {
         body,
       }));
       expect(response.status).toBe(400);
-      expect(await problem(response)).toMatchObject({ code: 'ERR::REQUEST::INVALID' });
+      expect(await problemOf(response, { requestId: true })).toMatchObject({ code: 'ERR::REQUEST::INVALID' });
     }
   });
 
@@ -63,7 +53,7 @@ describe('cross-cutting rules', () => {
     const response = await fetch(`${service.url}/v1/scrape`, jsonPost(service.secret, { url: 'http://127.0.0.1/', jsrender: true }));
     expect(response.status).toBe(400);
     expect(response.headers.get('x-credits-charged')).toBe('0');
-    const body = await problem(response);
+    const body = await problemOf(response, { requestId: true });
     expect(body.code).toBe('ERR::REQUEST::INVALID_PARAMETER');
     expect(body.detail).toContain('jsrender');
   });
@@ -76,7 +66,7 @@ describe('cross-cutting rules', () => {
     });
     expect(response.status).toBe(400);
     expect(response.headers.get('x-credits-charged')).toBe('0');
-    const body = await problem(response);
+    const body = await problemOf(response, { requestId: true });
     expect(body.code).toBe('ERR::REQUEST::INVALID_PARAMETER');
     expect(body.detail).toBe('url: appears twice in its object; send each field once');
   });
@@ -84,7 +74,7 @@ describe('cross-cutting rules', () => {
   it('names an unknown query parameter on GET /v1/scrape (rule 3)', async () => {
     const response = await fetch(`${service.url}/v1/scrape?url=${encodeURIComponent('http://127.0.0.1/')}&colour=red`, authed(service.secret));
     expect(response.status).toBe(400);
-    const body = await problem(response);
+    const body = await problemOf(response, { requestId: true });
     expect(body.code).toBe('ERR::REQUEST::INVALID_PARAMETER');
     expect(body.detail).toContain('colour');
   });
@@ -99,7 +89,7 @@ describe('cross-cutting rules', () => {
     ]);
     for (const response of answers) {
       expect(response.status, response.url).toBe(400);
-      const body = await problem(response);
+      const body = await problemOf(response, { requestId: true });
       expect(body.code).toBe('ERR::REQUEST::INVALID_PARAMETER');
       expect(body.detail).toMatch(/js_render|colour/);
     }
@@ -113,7 +103,7 @@ describe('cross-cutting rules', () => {
 
   it('answers problem+json with every always-present field, type built from DOCS_URL (rule 4)', async () => {
     const response = await fetch(`${service.url}/v1/workers`);
-    const body = await problem(response);
+    const body = await problemOf(response, { requestId: true });
     expect(body).toMatchObject({
       type: 'https://docs.example.test/errors#AUTH_MISSING_KEY',
       doc_url: 'https://docs.example.test/errors#AUTH_MISSING_KEY',
@@ -129,20 +119,20 @@ describe('cross-cutting rules', () => {
   it('answers an unknown /v1 route with 404 NOT_FOUND once authenticated', async () => {
     const response = await fetch(`${service.url}/v1/nothing-here`, authed(service.secret));
     expect(response.status).toBe(404);
-    expect(await problem(response)).toMatchObject({ code: 'ERR::REQUEST::NOT_FOUND' });
+    expect(await problemOf(response, { requestId: true })).toMatchObject({ code: 'ERR::REQUEST::NOT_FOUND' });
   });
 
   it('answers a wrong method with 400 REQUEST::INVALID and an Allow header', async () => {
     const response = await fetch(`${service.url}/v1/scrape`, authed(service.secret, { method: 'DELETE' }));
     expect(response.status).toBe(400);
     expect(response.headers.get('allow')).toBe('GET, POST');
-    expect(await problem(response)).toMatchObject({ code: 'ERR::REQUEST::INVALID' });
+    expect(await problemOf(response, { requestId: true })).toMatchObject({ code: 'ERR::REQUEST::INVALID' });
   });
 
   it('refuses a body over 1 MiB with 413', async () => {
     const response = await fetch(`${service.url}/v1/scrape`, jsonPost(service.secret, { url: 'http://127.0.0.1/', pad: 'x'.repeat(1_100_000) }));
     expect(response.status).toBe(413);
-    expect(await problem(response)).toMatchObject({ code: 'ERR::REQUEST::PAYLOAD_TOO_LARGE' });
+    expect(await problemOf(response, { requestId: true })).toMatchObject({ code: 'ERR::REQUEST::PAYLOAD_TOO_LARGE' });
   });
 
   it('answers JSON routes as application/json', async () => {
@@ -156,7 +146,7 @@ describe('GET /v1/browser', () => {
   it('is 501 ENGINE::UNAVAILABLE, not retryable', async () => {
     const response = await fetch(`${service.url}/v1/browser`, authed(service.secret));
     expect(response.status).toBe(501);
-    expect(await problem(response)).toMatchObject({ code: 'ERR::ENGINE::UNAVAILABLE', status: 501, retryable: false });
+    expect(await problemOf(response, { requestId: true })).toMatchObject({ code: 'ERR::ENGINE::UNAVAILABLE', status: 501, retryable: false });
   });
 
   it('is the one route that reads a key from the query string', async () => {
@@ -164,7 +154,7 @@ describe('GET /v1/browser', () => {
     expect(viaQuery.status).toBe(501);
     const elsewhere = await fetch(`${service.url}/v1/workers?apikey=${service.secret}`);
     expect(elsewhere.status).toBe(401);
-    expect(await problem(elsewhere)).toMatchObject({ code: 'ERR::AUTH::MISSING_KEY' });
+    expect(await problemOf(elsewhere, { requestId: true })).toMatchObject({ code: 'ERR::AUTH::MISSING_KEY' });
     const scrape = await fetch(`${service.url}/v1/scrape?url=http%3A%2F%2F127.0.0.1%2F&api_key=${service.secret}`);
     expect(scrape.status).toBe(401);
   });

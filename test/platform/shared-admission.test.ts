@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createLimits } from '../../gateway/limits/limits.js';
+import { createLimits } from '../../gateway/limits/create-limits.js';
 import type { ConcurrencySlot } from '../../gateway/limits/concurrency.js';
 import { createLogger } from '../../lib/log.js';
 import { createApiKey, createOrganization, createProject } from '../../lib/store/accounts.js';
 import type { Db } from '../../lib/store/db.js';
-import { reserveStoredCredits, settleReservation } from '../../lib/store/credits.js';
+import { takeStoredHold } from '../../lib/store/credits.js';
+import { settleStored } from '../../lib/store/stored-settlements.js';
 import { allowancePeriod, isoDate } from '../../lib/store/allowance-period.js';
 import { newId } from '../../lib/ids.js';
 import { until } from '../support/poll.js';
@@ -49,7 +50,8 @@ describe.skipIf(!available)("a scrape's token and concurrency slot on the shared
       const first = await admit();
       const second = await admit();
       expect(statements).toEqual(['limits_take_token_claim_slot', 'limits_take_token_claim_slot']);
-      expect(first.rate).toEqual({ limit: 2, remaining: 3 });
+      // Three tokens are left, but Remaining never reads above Limit (rate-limiter.ts rateDecision).
+      expect(first.rate).toEqual({ limit: 2, remaining: 2 });
       expect(second.rate).toEqual({ limit: 2, remaining: 2 });
       const [a, b] = [first.slot as ConcurrencySlot, second.slot as ConcurrencySlot];
       expect([a.remaining, b.remaining]).toEqual([1, 0]);
@@ -81,7 +83,7 @@ describe.skipIf(!available)('a hold taken by an admission statement that answere
     const { key } = await createApiKey(db, { projectId: project.id, name: 'k', environment: 'live', scopes: ['scrape'] });
     const account = { organizationId: organization.id, projectId: project.id, organizationCreatedAt: organization.created_at, monthlyCreditsMicro: 10_000_000, environment: 'live' as const };
     // The period row exists (a first hold creates it), so the admission statement can hold.
-    await settleReservation(db, (await reserveStoredCredits(db, account, 1)).id, 0);
+    await settleStored(db, { holdId: (await takeStoredHold(db, account, 1)).id, chargedMicro: 0, engine: null, leaseHolder: null });
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     let ran!: () => void;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLimits } from '../../gateway/limits/limits.js';
+import { createLimits } from '../../gateway/limits/create-limits.js';
 import { PostgresConcurrencyLimiter } from '../../gateway/limits/postgres.js';
 import { startGateway, type RunningGateway } from '../../gateway/main.js';
 import { MemoryBus } from '../../lib/bus/memory-bus.js';

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../lib/store/accounts.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
-let service: EmbeddedService;
-
-beforeAll(async () => {
-  service = await startEmbedded({ engines: [] });
-});
-afterAll(async () => service?.stop());
+const service = embeddedForSuite({ engines: [] });
 
 async function entryFor(response: Response): Promise<Record<string, unknown>> {
   const id = response.headers.get('x-request-id');

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, createOrganization, createProject, type Scope } from '../../lib/store/accounts.js';
+import { createOrganization, createProject } from '../../lib/store/accounts.js';
 import type { RequestLogEntry, RequestStatus } from '../../lib/store/request-log-entry.js';
 import { authed, startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { HOUR_MS, ago, makeEntry, newestFirst, seed } from './fixtures.js';
+import { keyFor } from '../support/accounts.js';
 
 interface ListBody {
   data: RequestLogEntry[];
@@ -19,10 +20,6 @@ let organizationWide: RequestLogEntry[];
 let otherOrganization: RequestLogEntry[];
 const now = Date.now();
 
-async function keyFor(projectId: string, scopes: Scope[]): Promise<string> {
-  return (await createApiKey(service.db, { projectId, name: 'log', environment: 'live', scopes })).secret;
-}
-
 async function list(secret: string, query = ''): Promise<{ status: number; body: ListBody & { code?: string; detail?: string } }> {
   const response = await fetch(`${service.url}/v1/requests${query}`, authed(secret));
   return { status: response.status, body: (await response.json()) as ListBody & { code?: string; detail?: string } };
@@ -38,10 +35,10 @@ beforeAll(async () => {
   const bulk = await createProject(db, bulkOrg.id, 'bulk');
   const otherOrg = await createOrganization(db, 'other', { monthlyCreditsMicro: 1, rateLimitPerSecond: 1000, concurrencyLimit: 1 });
   const otherProject = await createProject(db, otherOrg.id, 'other');
-  ownKey = await keyFor(service.projectId, ['scrape']);
-  readKey = await keyFor(service.projectId, ['read']);
-  otherOrgKey = await keyFor(otherProject.id, ['read']);
-  bulkKey = await keyFor(bulk.id, []);
+  ownKey = await keyFor(service.db, service.projectId, ['scrape']);
+  readKey = await keyFor(service.db, service.projectId, ['read']);
+  otherOrgKey = await keyFor(service.db, otherProject.id, ['read']);
+  bulkKey = await keyFor(service.db, bulk.id, []);
 
   const statuses: RequestStatus[] = ['success', 'failed', 'timeout', 'blocked', 'rejected', 'cancelled'];
   const tie = ago(30 * 60_000, now);

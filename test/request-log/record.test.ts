@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, createOrganization, createProject, type Scope } from '../../lib/store/accounts.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization, createProject } from '../../lib/store/accounts.js';
 import { insertRequestLog } from '../../lib/store/request-log.js';
 import type { RequestLogEntry } from '../../lib/store/request-log-entry.js';
 import { uuidFromUlid } from '../../gateway/request-log/record-id.js';
-import { authed, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed } from '../support/embedded.js';
 import { HOUR_MS, ago, makeEntry, seed } from './fixtures.js';
+import { keyFor } from '../support/accounts.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: [] });
 let noScopeKey: string;
 let readKey: string;
 let otherOrgKey: string;
@@ -16,24 +18,19 @@ let siblingEntry: RequestLogEntry;
 let expiredEntry: RequestLogEntry;
 let otherOrgEntry: RequestLogEntry;
 
-async function keyFor(projectId: string, scopes: Scope[]): Promise<string> {
-  return (await createApiKey(service.db, { projectId, name: 'log', environment: 'live', scopes })).secret;
-}
-
 async function getRecord(secret: string, id: string): Promise<{ status: number; body: RequestLogEntry & { code?: string } }> {
   const response = await fetch(`${service.url}/v1/requests/${id}`, authed(secret));
   return { status: response.status, body: (await response.json()) as RequestLogEntry & { code?: string } };
 }
 
 beforeAll(async () => {
-  service = await startEmbedded({ engines: [] });
   const db = service.db;
   const sibling = await createProject(db, service.organizationId, 'sibling');
   const otherOrg = await createOrganization(db, 'other', { monthlyCreditsMicro: 1, rateLimitPerSecond: 1000, concurrencyLimit: 1 });
   const otherProject = await createProject(db, otherOrg.id, 'other');
-  noScopeKey = await keyFor(service.projectId, []);
-  readKey = await keyFor(service.projectId, ['read']);
-  otherOrgKey = await keyFor(otherProject.id, ['read', 'scrape', 'batch', 'sessions', 'browser']);
+  noScopeKey = await keyFor(service.db, service.projectId, []);
+  readKey = await keyFor(service.db, service.projectId, ['read']);
+  otherOrgKey = await keyFor(service.db, otherProject.id, ['read', 'scrape', 'batch', 'sessions', 'browser']);
   [ownEntry, expiredEntry] = await seed(db, service.organizationId, [
     makeEntry(service.projectId, ago(5_000), 'blocked'),
     makeEntry(service.projectId, ago(72 * HOUR_MS + 60_000)),
@@ -41,7 +38,6 @@ beforeAll(async () => {
   [siblingEntry] = await seed(db, service.organizationId, [makeEntry(sibling.id, ago(5_000))]);
   [otherOrgEntry] = await seed(db, otherOrg.id, [makeEntry(otherProject.id, ago(5_000))]);
 });
-afterAll(async () => service?.stop());
 
 describe('GET /v1/requests/{id}', () => {
   it("returns the own project's record to a key without scopes, exactly as stored", async () => {

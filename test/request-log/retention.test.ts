@@ -1,21 +1,20 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../lib/store/accounts.js';
 import { purgeRequestLog } from '../../lib/store/request-log.js';
 import type { RequestLogEntry } from '../../lib/store/request-log-entry.js';
 import { startRequestLogPurge } from '../../gateway/request-log/purge.js';
-import { authed, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed } from '../support/embedded.js';
 import { HOUR_MS, ago, makeEntry, seed } from './fixtures.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: [], env: { REQUEST_LOG_RETENTION_HOURS: '1' } });
 let readKey: string;
 
 beforeAll(async () => {
-  service = await startEmbedded({ engines: [], env: { REQUEST_LOG_RETENTION_HOURS: '1' } });
   readKey = (await createApiKey(service.db, { projectId: service.projectId, name: 'log', environment: 'live', scopes: ['read'] })).secret;
 });
-afterAll(async () => service?.stop());
 
 async function storedIds(): Promise<string[]> {
   const result = await service.db.query<{ id: string }>('SELECT id FROM request_log ORDER BY id');

@@ -181,7 +181,8 @@ describe('allowance', () => {
 describe('holds left by a crash', () => {
   // A store hold (PostgreSQL's kind; the embedded store keeps scrape holds in memory, which a crash drops).
   it('releases the hold of a crashed request at 0 credits once it expires, not before', async () => {
-    const { reserveStoredCredits, releaseStaleReservations } = await import('../../lib/store/credits.js');
+    const { takeStoredHold } = await import('../../lib/store/credits.js');
+    const { releaseExpiredHolds } = await import('../../lib/billing/ledger.js');
     const account = {
       organizationId: service.organizationId,
       projectId: service.projectId,
@@ -190,13 +191,13 @@ describe('holds left by a crash', () => {
       environment: 'live' as const,
     };
     const spentBefore = await spentMicro();
-    const crashed = await reserveStoredCredits(service.db, account, 3_000_000, 'crashed-request');
+    const crashed = await takeStoredHold(service.db, account, 3_000_000, 'crashed-request');
     const reserved = async () =>
       Number((await service.db.query<{ r: number }>("SELECT COALESCE(SUM(reserved_micro), 0) AS r FROM credit_period_totals WHERE environment = 'live'")).rows[0].r);
     expect(await reserved()).toBe(3_000_000);
-    expect(await releaseStaleReservations(service.db)).toBe(0);
+    expect(await releaseExpiredHolds(service.db, service.gateway.context.ledger)).toBe(0);
     await service.db.query(`UPDATE credit_reservations SET expires_at = now() - interval '1 second' WHERE id = $1`, [crashed.id]);
-    expect(await releaseStaleReservations(service.db)).toBe(1);
+    expect(await releaseExpiredHolds(service.db, service.gateway.context.ledger)).toBe(1);
     expect(await reserved()).toBe(0);
     expect(await spentMicro()).toBe(spentBefore);
   });

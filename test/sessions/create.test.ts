@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
-import { createdSession, otherTenantKey, sessionsClient, type Problem } from './support.js';
+import { createdSession, otherTenantKey, sessionsClient } from './support.js';
+import { problemOf } from '../support/answers.js';
 
 let service: EmbeddedService;
 let api: ReturnType<typeof sessionsClient>;
@@ -12,14 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.stop();
 });
-
-async function problem(response: Response, status: number, code: string): Promise<Problem> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const body = (await response.json()) as Problem;
-  expect(body.code).toBe(code);
-  return body;
-}
 
 describe('POST /v1/sessions', () => {
   it('creates an active fetch session with every default from an empty body', async () => {
@@ -50,19 +43,19 @@ describe('POST /v1/sessions', () => {
 
   it('refuses an undeployed render engine with 503 naming the deployed engines, and creates nothing', async () => {
     const before = await service.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sessions');
-    const body = await problem(await api.create({ engine: 'obscura' }), 503, 'ERR::ENGINE::UNAVAILABLE');
+    const body = await problemOf(await api.create({ engine: 'obscura' }), { status: 503, code: 'ERR::ENGINE::UNAVAILABLE' });
     expect(body.detail).toContain('fetch');
     const after = await service.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sessions');
     expect(after.rows[0].n).toBe(before.rows[0].n);
   });
 
   it('refuses unknown fields, bad types and an unknown engine with 400', async () => {
-    const unknown = await problem(await api.create({ engnie: 'fetch' }), 400, 'ERR::REQUEST::INVALID_PARAMETER');
+    const unknown = await problemOf(await api.create({ engnie: 'fetch' }), { status: 400, code: 'ERR::REQUEST::INVALID_PARAMETER' });
     expect(unknown.detail).toContain('engnie');
-    await problem(await api.create({ engine: 'lynx' }), 400, 'ERR::REQUEST::INVALID_PARAMETER');
-    await problem(await api.create({ ttl_seconds: 'long' }), 400, 'ERR::REQUEST::INVALID_PARAMETER');
-    await problem(await api.create({ ttl_seconds: -5 }), 400, 'ERR::REQUEST::INVALID_PARAMETER');
-    await problem(await api.create([1]), 400, 'ERR::REQUEST::INVALID');
+    await problemOf(await api.create({ engine: 'lynx' }), { status: 400, code: 'ERR::REQUEST::INVALID_PARAMETER' });
+    await problemOf(await api.create({ ttl_seconds: 'long' }), { status: 400, code: 'ERR::REQUEST::INVALID_PARAMETER' });
+    await problemOf(await api.create({ ttl_seconds: -5 }), { status: 400, code: 'ERR::REQUEST::INVALID_PARAMETER' });
+    await problemOf(await api.create([1]), { status: 400, code: 'ERR::REQUEST::INVALID' });
   });
 
   it('keeps an explicit ttl, treats 0 as the default, and refuses a ttl above the maximum without clamping', async () => {
@@ -70,7 +63,7 @@ describe('POST /v1/sessions', () => {
     expect(new Date(short.expires_at).getTime() - new Date(short.created_at).getTime()).toBe(60_000);
     const zero = await createdSession(await api.create({ ttl_seconds: 0 }));
     expect(new Date(zero.expires_at).getTime() - new Date(zero.created_at).getTime()).toBe(1800_000);
-    const above = await problem(await api.create({ ttl_seconds: 604801 }), 400, 'ERR::REQUEST::INVALID_PARAMETER');
+    const above = await problemOf(await api.create({ ttl_seconds: 604801 }), { status: 400, code: 'ERR::REQUEST::INVALID_PARAMETER' });
     expect(above.detail).toContain('604800');
   });
 
@@ -79,51 +72,51 @@ describe('POST /v1/sessions', () => {
     const session = await createdSession(await sessionsClient(service, secret).create({}));
     expect(new Date(session.expires_at).getTime() - new Date(session.created_at).getTime()).toBe(600_000);
     expect(session.warnings?.[0]).toContain('600');
-    const above = await problem(await sessionsClient(service, secret).create({ ttl_seconds: 601 }), 400, 'ERR::REQUEST::INVALID_PARAMETER');
+    const above = await problemOf(await sessionsClient(service, secret).create({ ttl_seconds: 601 }), { status: 400, code: 'ERR::REQUEST::INVALID_PARAMETER' });
     expect(above.detail).toContain('600');
   });
 
   it('checks sticky_key syntax, keeps it unique among active sessions, and makes it exclusive with rotate_ip', async () => {
     for (const bad of ['-lead', 'trail-', 'under_score', 'sp ace', '']) {
-      await problem(await api.create({ sticky_key: bad }), 400, 'ERR::REQUEST::INVALID_PARAMETER');
+      await problemOf(await api.create({ sticky_key: bad }), { status: 400, code: 'ERR::REQUEST::INVALID_PARAMETER' });
     }
     const first = await createdSession(await api.create({ sticky_key: 'shop-1' }));
     expect(first.sticky_key).toBe('shop-1');
-    await problem(await api.create({ sticky_key: 'shop-1' }), 409, 'ERR::REQUEST::CONFLICT');
-    await problem(await api.create({ sticky_key: 'SHOP-1' }), 409, 'ERR::REQUEST::CONFLICT');
+    await problemOf(await api.create({ sticky_key: 'shop-1' }), { status: 409, code: 'ERR::REQUEST::CONFLICT' });
+    await problemOf(await api.create({ sticky_key: 'SHOP-1' }), { status: 409, code: 'ERR::REQUEST::CONFLICT' });
     expect((await api.release(first.id)).status).toBe(200);
     expect((await createdSession(await api.create({ sticky_key: 'shop-1' }))).sticky_key).toBe('shop-1');
-    await problem(await api.create({ sticky_key: 'abc', rotate_ip: true }), 400, 'ERR::REQUEST::INCOMPATIBLE_FLAGS');
+    await problemOf(await api.create({ sticky_key: 'abc', rotate_ip: true }), { status: 400, code: 'ERR::REQUEST::INCOMPATIBLE_FLAGS' });
     expect((await createdSession(await api.create({ rotate_ip: true }))).sticky_key).toBe('');
   });
 
   it('trims region_pool and refuses one over 64 characters', async () => {
     const session = await createdSession(await api.create({ region_pool: '  eu-west  ' }));
     expect(session.proxy.region_pool).toBe('eu-west');
-    await problem(await api.create({ region_pool: 'x'.repeat(65) }), 400, 'ERR::REQUEST::INVALID_PARAMETER');
+    await problemOf(await api.create({ region_pool: 'x'.repeat(65) }), { status: 400, code: 'ERR::REQUEST::INVALID_PARAMETER' });
     expect((await api.create({ region_pool: ` ${'x'.repeat(64)} ` })).status).toBe(201);
   });
 
   it('answers premium_proxy with 503 PROXY::EXHAUSTED (no managed pool) and proxy_country alone with 400', async () => {
-    await problem(await api.create({ premium_proxy: true }), 503, 'ERR::PROXY::EXHAUSTED');
-    await problem(await api.create({ proxy_country: 'de' }), 400, 'ERR::REQUEST::INCOMPATIBLE_FLAGS');
-    await problem(await api.create({ premium_proxy: false, proxy_country: 'de' }), 400, 'ERR::REQUEST::INCOMPATIBLE_FLAGS');
-    await problem(await api.create({ premium_proxy: true, proxy_country: 'germany' }), 400, 'ERR::REQUEST::INVALID_PARAMETER');
+    await problemOf(await api.create({ premium_proxy: true }), { status: 503, code: 'ERR::PROXY::EXHAUSTED' });
+    await problemOf(await api.create({ proxy_country: 'de' }), { status: 400, code: 'ERR::REQUEST::INCOMPATIBLE_FLAGS' });
+    await problemOf(await api.create({ premium_proxy: false, proxy_country: 'de' }), { status: 400, code: 'ERR::REQUEST::INCOMPATIBLE_FLAGS' });
+    await problemOf(await api.create({ premium_proxy: true, proxy_country: 'germany' }), { status: 400, code: 'ERR::REQUEST::INVALID_PARAMETER' });
   });
 
   it('accepts fingerprint null or {} on any engine and refuses a real one off camoufox', async () => {
     expect((await api.create({ fingerprint: null })).status).toBe(201);
     const empty = await createdSession(await api.create({ fingerprint: {} }));
     expect(empty).not.toHaveProperty('fingerprint');
-    await problem(await api.create({ fingerprint: { ua: 'x' } }), 400, 'ERR::REQUEST::INCOMPATIBLE_FLAGS');
-    await problem(await api.create({ engine: 'camoufox', fingerprint: { ua: 'x' } }), 503, 'ERR::ENGINE::UNAVAILABLE');
+    await problemOf(await api.create({ fingerprint: { ua: 'x' } }), { status: 400, code: 'ERR::REQUEST::INCOMPATIBLE_FLAGS' });
+    await problemOf(await api.create({ engine: 'camoufox', fingerprint: { ua: 'x' } }), { status: 503, code: 'ERR::ENGINE::UNAVAILABLE' });
   });
 
   it('stores domain_scores, refuses negative scores, and evicts down to 64 entries with a warning', async () => {
     const one = await createdSession(await api.create({ domain_scores: { 'example.com': { score: 2, good: 3, bad: 1, last_updated: 100 } } }));
     expect(one.domain_scores?.['example.com']).toEqual({ score: 2, good: 3, bad: 1, last_updated: 100, retired: false });
-    await problem(await api.create({ domain_scores: { 'example.com': { score: -1 } } }), 400, 'ERR::REQUEST::INVALID_PARAMETER');
-    await problem(await api.create({ domain_scores: { 'Example.COM': { score: 1 } } }), 400, 'ERR::REQUEST::INVALID_PARAMETER');
+    await problemOf(await api.create({ domain_scores: { 'example.com': { score: -1 } } }), { status: 400, code: 'ERR::REQUEST::INVALID_PARAMETER' });
+    await problemOf(await api.create({ domain_scores: { 'Example.COM': { score: 1 } } }), { status: 400, code: 'ERR::REQUEST::INVALID_PARAMETER' });
     const many: Record<string, unknown> = { 'retired.com': { score: 1, last_updated: 9999, retired: true } };
     for (let i = 0; i < 64; i++) many[`site${i}.com`] = { score: 1, last_updated: 1000 + i };
     const evicted = await createdSession(await api.create({ domain_scores: many }));
@@ -144,9 +137,9 @@ describe('POST /v1/sessions', () => {
     );
     expect(session.context).toMatchObject({ schema_version: 1, cookies: 1, origins: 1 });
     const big = { cookies: [{ name: 'big', value: 'x'.repeat(1_048_600), domain: 'example.com' }] };
-    await problem(await api.create({ session_context: big }), 413, 'ERR::REQUEST::PAYLOAD_TOO_LARGE');
-    await problem(await api.create({ session_context: { cookies: [{ name: 'a' }] } }), 400, 'ERR::REQUEST::INVALID_PARAMETER');
-    await problem(await api.create({ session_context: { extra: {} } }), 400, 'ERR::REQUEST::INVALID_PARAMETER');
+    await problemOf(await api.create({ session_context: big }), { status: 413, code: 'ERR::REQUEST::PAYLOAD_TOO_LARGE' });
+    await problemOf(await api.create({ session_context: { cookies: [{ name: 'a' }] } }), { status: 400, code: 'ERR::REQUEST::INVALID_PARAMETER' });
+    await problemOf(await api.create({ session_context: { extra: {} } }), { status: 400, code: 'ERR::REQUEST::INVALID_PARAMETER' });
   });
 
   it('refuses the 101st live session of an organization with 429 and Retry-After 30', async () => {
@@ -165,7 +158,7 @@ describe('POST /v1/sessions', () => {
     );
     const refused = await tenant.create();
     expect(refused.headers.get('retry-after')).toBe('30');
-    await problem(refused, 429, 'ERR::LIMIT::SESSIONS_EXCEEDED');
+    await problemOf(refused, { status: 429, code: 'ERR::LIMIT::SESSIONS_EXCEEDED' });
     expect((await tenant.release(first.id)).status).toBe(200);
     expect((await tenant.create()).status).toBe(201);
     // Another organization is not affected by this one's limit.
@@ -175,7 +168,7 @@ describe('POST /v1/sessions', () => {
   it('needs the sessions scope', async () => {
     const secret = await otherTenantKey(service.db, { scopes: ['scrape'] });
     const response = await sessionsClient(service, secret).create();
-    const body = await problem(response, 403, 'ERR::AUTH::INSUFFICIENT_SCOPE');
+    const body = await problemOf(response, { status: 403, code: 'ERR::AUTH::INSUFFICIENT_SCOPE' });
     expect(body.detail).toContain('sessions');
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidFromUlid } from '../../gateway/request-log/record-id.js';
 import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { createdSession, expireSession, otherTenantKey, sessionsClient, type Problem, type SessionJson } from './support.js';
+import { codeOf } from '../support/answers.js';
 
 let service: EmbeddedService;
 let api: ReturnType<typeof sessionsClient>;
@@ -13,11 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.stop();
 });
-
-async function codeOf(response: Response, status: number): Promise<string> {
-  expect(response.status).toBe(status);
-  return ((await response.json()) as Problem).code;
-}
 
 const CONTEXT = {
   cookies: [{ name: 'sid', value: 'abc', domain: '.example.com', path: '/', expires: 2000000000, http_only: true, secure: true, same_site: 'strict' }],

@@ -7,7 +7,7 @@ import type { EngineName } from '../../lib/protocol/index.js';
 import { bootstrapIfEmpty } from '../../lib/store/accounts.js';
 import type { Db } from '../../lib/store/db.js';
 import { openStore } from '../../lib/store/open.js';
-import type { GatewayLimits } from '../../gateway/limits/limits.js';
+import type { GatewayLimits } from '../../gateway/limits/create-limits.js';
 import { databasePoolSize } from '../../lib/store/pool-sizing.js';
 import type { DispatcherHooks } from '../../gateway/batch/dispatcher.js';
 import { startGateway, type RunningGateway } from '../../gateway/main.js';

@@ -25,6 +25,11 @@ export interface ContentOutput {
   extractMs: number;
   /** Content warnings (CONTENT_TRUNCATED, CONTENT_FLATTENED); also inside the envelope. */
   warnings: string[];
+  /**
+   * With ai_extract: the page as markdown for the model (main content unless main_content_only=false),
+   * or undefined when it is the envelope's `content` already (docs/ai-extract.md "What the model reads").
+   */
+  modelInput?: string;
   /** A page of the fetch engine that needs JavaScript to show its content (worker/usability.ts). */
   needsJavaScript: boolean;
 }

@@ -1,5 +1,6 @@
 import { ServiceError } from '../../lib/errors/index.js';
 import { answersWithEnvelope } from '../../lib/scrape/params.js';
+import type { WorkerEnvelope } from '../../lib/protocol/index.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { ContentInput, ContentOutput } from './content-io.js';
 import { buildEnvelope, type EnvelopeContent } from './envelope.js';
@@ -38,6 +39,7 @@ function refuseUnsupported(input: ContentInput): void {
     params.links && 'links',
     params.autoparse && 'autoparse',
     params.extract !== null && 'extract',
+    params.ai_extract !== null && 'ai_extract',
     (params.response_format === 'markdown' || params.response_format === 'text') && `response_format=${params.response_format}`,
   ].filter((name): name is string => typeof name === 'string');
   if (asked.length > 0) {
@@ -85,7 +87,8 @@ function outputFor(input: ContentInput, started: number): Omit<ContentOutput, 'n
   if (answersWithEnvelope(params)) {
     const envelope = buildEnvelope(input, envelopeContent(input));
     const body = JSON.stringify(envelope);
-    return { contentType: 'application/json', body, bodyEncoding: 'utf8', envelope, extractMs: elapsed(started), warnings: envelope.warnings };
+    const modelInput = modelMarkdown(input, envelope);
+    return { contentType: 'application/json', body, bodyEncoding: 'utf8', envelope, extractMs: elapsed(started), warnings: envelope.warnings, modelInput };
   }
   if (params.response_format === 'pdf') {
     return { contentType: 'application/pdf', body: pdfBody(input), bodyEncoding: 'base64', envelope: null, extractMs: elapsed(started), warnings: [] };
@@ -97,6 +100,14 @@ function outputFor(input: ContentInput, started: number): Omit<ContentOutput, 'n
   const format = params.response_format === 'json' ? 'markdown' : params.response_format;
   const rendered = renderDocument({ finalUrl: page.finalUrl, text: page.text, mediaType: page.mediaType }, params, format);
   return { contentType: CONTENT_TYPES[format], body: rendered.content, bodyEncoding: 'utf8', envelope: null, extractMs: elapsed(started), warnings: rendered.warnings };
+}
+
+/** The markdown the gateway hands the extraction model, unless the envelope's content is that markdown already. */
+function modelMarkdown(input: ContentInput, envelope: WorkerEnvelope): string | undefined {
+  const { params, page } = input;
+  if (params.ai_extract === null || page.text === null) return undefined;
+  if (envelope.format === 'markdown' && envelope.content_encoding === 'utf8' && envelope.content !== null) return undefined;
+  return renderDocument({ finalUrl: page.finalUrl, text: page.text, mediaType: page.mediaType }, params, 'markdown').content;
 }
 
 /**

@@ -210,7 +210,7 @@ function answerView(answer: RunAnswer): HTMLElement {
   return h('div', {}, summary, bar, panel);
 }
 
-/** Credits per engine and exit (lib/scrape/prices.ts), the numbers the reservation and charge use. */
+/** Credits per engine and exit (lib/billing/prices.ts), the numbers the reservation and charge use. */
 export function priceList(info: Pick<PlaygroundInfo, 'prices' | 'ai_extract_credits'>): HTMLElement {
   return section(
     'Price list',

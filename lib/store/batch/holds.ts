@@ -1,26 +1,21 @@
-import { ServiceError } from '../../errors/index.js';
-import { newId } from '../../ids.js';
-import { allowancePeriod, isoDate } from '../allowance-period.js';
-import type { CreditAccount } from '../credits.js';
+import { createPeriodRow, type CreditAccount } from '../credits.js';
 import type { Queryable } from '../db.js';
 import { fitsAllowance, MOVED_TO_STRIPE } from '../settled-stripes.js';
 
-export interface ItemHold {
-  amountMicro: number;
+/** The item holds of a batch submission: one `credit_reservations` row per item, in submission order. */
+export interface ItemHoldRow {
+  id: string;
+  amount: number;
 }
 
 /**
- * Holds every item's dearest cost at once: one conditional UPDATE of the period row for the sum and
- * one credit_reservations row per item, in one statement, so the whole submission is held or none of
- * it (402). Same ledger rules as `reserveCredits` in lib/store/credits.ts. Returns reservation ids in order.
+ * Holds every item's dearest cost at once (lib/billing/batch-holds.ts): one conditional UPDATE of the
+ * period row for the sum and one credit_reservations row per item, in one statement, so the whole
+ * submission is held or none of it. False when `allowanceMicro` cannot hold the sum.
  */
-export async function reserveItemHolds(db: Queryable, account: CreditAccount, holds: ItemHold[], now = new Date()): Promise<string[]> {
-  if (holds.length === 0) return [];
-  const period = allowancePeriod(account.organizationCreatedAt, now);
-  const start = isoDate(period.start);
-  const rows = holds.map((hold) => ({ id: newId(), amount: hold.amountMicro }));
+export async function insertItemHolds(db: Queryable, account: CreditAccount, periodStart: string, rows: ItemHoldRow[], allowanceMicro: number): Promise<boolean> {
   const total = rows.reduce((sum, row) => sum + row.amount, 0);
-  const hold = (allowanceMicro: number) =>
+  const hold = () =>
     db.query(
       `WITH held AS (
          UPDATE credit_periods SET reserved_micro = reserved_micro + $4
@@ -30,28 +25,14 @@ export async function reserveItemHolds(db: Queryable, account: CreditAccount, ho
        INSERT INTO credit_reservations (id, organization_id, project_id, period_start, environment, amount_micro)
        SELECT r.id, held.organization_id, $6, $2, $3, r.amount
          FROM held, jsonb_to_recordset($7::jsonb) AS r(id text, amount bigint)`,
-      [account.organizationId, start, account.environment, total, allowanceMicro, account.projectId, JSON.stringify(rows)],
+      [account.organizationId, periodStart, account.environment, total, allowanceMicro, account.projectId, JSON.stringify(rows)],
     );
-  const holdAll = async (allowanceMicro: number) => {
-    let result = await hold(allowanceMicro);
-    if (result.rowCount === 0) {
-      await db.query(
-        `INSERT INTO credit_periods (organization_id, period_start, environment) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-        [account.organizationId, start, account.environment],
-      );
-      result = await hold(allowanceMicro);
-    }
-    return result.rowCount > 0;
-  };
-  // The embedded store keeps scrape holds in memory: this hold must leave room for them (lib/store/memory-holds.ts).
-  const key = { organizationId: account.organizationId, periodStart: start, environment: account.environment };
-  const held = db.memoryHolds
-    ? await db.memoryHolds.holdInStore(key, total, account.monthlyCreditsMicro, holdAll)
-    : await holdAll(account.monthlyCreditsMicro);
-  if (!held) {
-    throw new ServiceError('ERR::LIMIT::QUOTA_EXCEEDED', `Monthly credit allowance cannot hold this batch; it resets on ${period.end.toISOString()}`);
+  let result = await hold();
+  if (result.rowCount === 0) {
+    await createPeriodRow(db, { organizationId: account.organizationId, periodStart, environment: account.environment });
+    result = await hold();
   }
-  return rows.map((row) => row.id);
+  return result.rowCount > 0;
 }
 
 /** One item hold of a finishing group: tagged with the request that spent it, and settled when `settle` is set. */
@@ -64,8 +45,8 @@ export interface ItemHoldUpdate {
 
 /**
  * In one statement: names the request that spent each hold (the item's latest attempt), and settles
- * the holds of succeeded items, each at most once (same ledger rules as `settleReservation` in
- * lib/store/credits.ts): charged up to its amount, the totals added to a stripe of the period (lib/store/settled-stripes.ts).
+ * the holds of succeeded items, each at most once (same ledger rules as `Ledger.settle`,
+ * lib/billing/ledger.ts): charged up to its amount, the totals added to a stripe of the period (lib/store/settled-stripes.ts).
  * Returns the ids settled by this call; a hold settled before is only tagged. Locks holds, then stripes.
  * The ids also go as an array: `id = ANY(...)` makes the holds index lookups (JSON rows alone gave a
  * hash join over a scan of every hold in the table, per group).

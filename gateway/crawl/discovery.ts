@@ -1,0 +1,98 @@
+import { ServiceError } from '../../lib/errors/index.js';
+import { pageLinks } from '../../lib/crawl/links.js';
+import type { ScrapeSuccess } from '../../lib/protocol/index.js';
+import { holdBatchItems } from '../../lib/billing/batch-holds.js';
+import { insertItems } from '../../lib/store/batch/items.js';
+import { getJob, TERMINAL_JOB_STATUSES, updateJob } from '../../lib/store/batch/jobs.js';
+import type { ClaimedItem } from '../../lib/store/batch/leases.js';
+import { ledgerAllowanceMicro } from '../../lib/billing/allowance.js';
+import { countCrawlSkips, crawlPageDepth, crawlStopReason, getCrawl, insertCrawlPages, knownCrawlPages, organizationAllowance, skipKey, stopCrawl, type CrawlRow } from '../../lib/store/crawl.js';
+import type { Queryable } from '../../lib/store/db.js';
+import type { GatewayContext } from '../context.js';
+import { signalBatchWork } from '../batch/work-signal.js';
+import { linkFilterOf, sortLinks, type Candidates } from './link-filter.js';
+
+/** The items of one claim share their job row: one crawl lookup per claim and job, none for jobs that are not crawls after the first. */
+const crawlOfJob = new WeakMap<ClaimedItem['job'], Promise<CrawlRow | null>>();
+
+/**
+ * After a crawl's page was scraped, and before its result is written: its links, sorted by the
+ * crawl's rules, become new items in one transaction under the job's lock. Runs again if the item
+ * runs again (a crash before its result was written): pages already queued are not queued twice.
+ */
+export async function discoverLinks(context: GatewayContext, item: ClaimedItem, success: ScrapeSuccess): Promise<void> {
+  let lookup = crawlOfJob.get(item.job);
+  if (!lookup) crawlOfJob.set(item.job, (lookup = getCrawl(context.db, item.job.id)));
+  const crawl = await lookup;
+  if (!crawl || crawl.rules.sitemap === 'only') return;
+  const links = linksOf(success);
+  if (links.length === 0) return;
+  const depth = await crawlPageDepth(context.db, crawl.job_id, item.seq);
+  if (depth === null) return;
+  const found = sortLinks(links, depth + 1, linkFilterOf(crawl, context.egressPolicy));
+  if (await appendPages(context, crawl, item, found, depth + 1)) signalBatchWork(context.db);
+}
+
+function linksOf(success: ScrapeSuccess): string[] {
+  if (success.envelope?.links) return success.envelope.links;
+  if (success.body_encoding === 'utf8' && /html/i.test(success.content_type)) return pageLinks(success.body, success.final_url);
+  return [];
+}
+
+async function appendPages({ db, ledger, config: { TEST_MONTHLY_CREDITS: testMonthlyCredits } }: GatewayContext, crawl: CrawlRow, item: ClaimedItem, found: Candidates, depth: number): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const job = await getJob(tx, crawl.job_id, item.job.project_id, true);
+    if (!job || TERMINAL_JOB_STATUSES.includes(job.status) || job.status === 'cancelling') {
+      found.skips.set(skipKey('cancelled', depth), found.keys.length);
+      await countCrawlSkips(tx, crawl.job_id, found.skips);
+      return false;
+    }
+    const known = await knownCrawlPages(tx, crawl.job_id, found.keys);
+    const fresh = found.keys.filter((key) => !known.has(key));
+    add(found.skips, skipKey('duplicate', depth), known.size);
+    const total = Number(job.total_items);
+    const room = Math.max(0, crawl.rules.limit - total);
+    let queued = fresh.slice(0, room);
+    add(found.skips, skipKey('limit', depth), fresh.length - queued.length);
+    const stopped = await crawlStopReason(tx, crawl.job_id);
+    let reservations: string[] = [];
+    if (stopped !== null) {
+      add(found.skips, skipKey('credits', depth), queued.length);
+      queued = [];
+    } else if (queued.length > 0) {
+      try {
+        reservations = await holdBatchItems(tx, ledger, await jobAccount(tx, job, testMonthlyCredits), queued.map(() => crawl.item_hold_micro));
+      } catch (error) {
+        if (!(error instanceof ServiceError) || error.code !== 'ERR::LIMIT::QUOTA_EXCEEDED') throw error;
+        await stopCrawl(tx, crawl.job_id, `credits: ${error.detail ?? 'the monthly credit allowance cannot hold more pages'}`);
+        add(found.skips, skipKey('credits', depth), queued.length);
+        queued = [];
+      }
+    }
+    await insertCrawlPages(tx, crawl.job_id, queued.map((urlKey, index) => ({ urlKey, seq: total + index, depth })));
+    await insertItems(tx, crawl.job_id, queued.map((url, index) => ({
+      seq: total + index, url, external_id: null, overrides: {}, hold_micro: crawl.item_hold_micro, reservation_id: reservations[index],
+    })));
+    if (queued.length > 0) await updateJob(tx, crawl.job_id, { total_items: total + queued.length });
+    await countCrawlSkips(tx, crawl.job_id, found.skips);
+    return queued.length > 0;
+  });
+}
+
+function add(skips: Map<string, number>, key: string, count: number): void {
+  if (count > 0) skips.set(key, (skips.get(key) ?? 0) + count);
+}
+
+/** The ledger the job's holds are on (its environment's), read now: the organization's allowance may have changed since submission. */
+async function jobAccount(tx: Queryable, job: { organization_id: string; project_id: string; environment: string }, testMonthlyCredits: number) {
+  const organization = await organizationAllowance(tx, job.organization_id);
+  if (!organization) throw new ServiceError('ERR::INTERNAL::ERROR', `organization ${job.organization_id} of crawl vanished`);
+  const environment = job.environment as Parameters<typeof ledgerAllowanceMicro>[1];
+  return {
+    organizationId: job.organization_id,
+    projectId: job.project_id,
+    organizationCreatedAt: organization.created_at,
+    monthlyCreditsMicro: ledgerAllowanceMicro(organization.monthly_credits_micro, environment, testMonthlyCredits),
+    environment,
+  };
+}

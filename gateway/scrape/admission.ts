@@ -1,0 +1,172 @@
+import type { Request, Response } from 'express';
+import { checkMaxCost, holdMicro } from '../../lib/billing/cost.js';
+import { toServiceError, type ServiceError } from '../../lib/errors/index.js';
+import { newId } from '../../lib/ids.js';
+import { isCacheable } from '../../lib/scrape/cache-policy.js';
+import { planEngines, type EnginePlan } from '../../lib/scrape/engine-selection.js';
+import { parseScrapeBody, parseScrapeQuery, type ProjectDefaults } from '../../lib/scrape/params.js';
+import type { ScrapeParams } from '../../lib/scrape/types.js';
+import { periodStartDate } from '../../lib/store/allowance-period.js';
+import type { Scope } from '../../lib/store/accounts.js';
+import type { Hold, HoldRequest } from '../../lib/store/credits.js';
+import { creditAccountOf } from '../auth/credit-account.js';
+import type { Principal } from '../auth/key-resolver.js';
+import type { GatewayContext } from '../context.js';
+import { concurrencyExceeded, type ConcurrencySlot } from '../limits/concurrency.js';
+import type { RateDecision } from '../limits/rate-limiter.js';
+import { principalOf, requireScope } from '../middleware/auth.js';
+import { readJsonBody } from '../middleware/json-body.js';
+import { checkUrlInput } from '../middleware/url-input.js';
+import { rejectQueryParameters } from '../query-parameters.js';
+import { deploymentOf } from './deployment.js';
+import { ScrapeHold } from './scrape-hold.js';
+
+/**
+ * A scrape let in: what it asked for and what it took, each taken once here and owned by the scrape
+ * from then on (its slot released and its hold settled by the route, whatever happens); or its
+ * refusal once its input was read (concurrency, parameters), which the scrape answers with its own
+ * request log entry, nothing left taken.
+ */
+export type ScrapeAdmission =
+  | { principal: Principal; slot: ConcurrencySlot; hold: ScrapeHold; params: ScrapeParams; plan: EnginePlan | null }
+  | { principal: Principal; refusal: ServiceError };
+
+type Parsed = { params: ScrapeParams; plan: EnginePlan | null } | { refusal: ServiceError };
+
+/** What a request asks for, checked in the order a refusal is answered. */
+interface Checked {
+  /** Path, query, scope and body: a refusal here is answered before any slot is asked for. */
+  input: unknown;
+  refusal: ServiceError | null;
+  /** The parameters (refused after the slot) and, for a request without a session, their plan, when read ahead. */
+  parsed: Parsed | null;
+}
+
+/**
+ * The one admission stage of GET and POST /v1/scrape (`scope`: their operation's, gateway/openapi/scrape.ts) (docs/architecture.md, "The path of a scrape"):
+ * the key's rate token, the path, query, scope and body checks, the organization's concurrency slot,
+ * the parameters, their plan and price, and the credit hold. Refusals are answered in that order,
+ * whatever order the work was done in: on the shared limiter (PostgreSQL) the request is read and
+ * priced first, so that one statement takes the token, the slot and the hold (docs/platform.md,
+ * "Performance"); elsewhere each step runs in turn. Throws a refusal that comes before the slot.
+ */
+export async function admitScrape(context: GatewayContext, scope: Scope, req: Request, res: Response): Promise<ScrapeAdmission> {
+  const principal = principalOf(res);
+  const { key, organization } = principal;
+  const { rateLimiter } = context;
+  let checked: Checked | null = null;
+  let slot: ConcurrencySlot | 'full' | null = null;
+  let taken: Hold | null = null;
+  let rate: RateDecision;
+  if (rateLimiter.admit) {
+    checked = await checkRequest(context, scope, req, res, principal, true);
+    const admitted = await rateLimiter.admit(key.id, organization.rate_limit_per_second, organization.id, organization.concurrency_limit, holdRequestOf(context, res, principal, checked));
+    ({ rate, slot } = admitted);
+    taken = admitted.reservation ?? null;
+  } else {
+    rate = await rateLimiter.take(key.id, organization.rate_limit_per_second);
+  }
+  res.setHeader('X-RateLimit-Limit', String(rate.limit));
+  res.setHeader('X-RateLimit-Remaining', String(rate.remaining));
+  checked ??= await checkRequest(context, scope, req, res, principal, false);
+  if (checked.refusal) {
+    if (slot !== null && slot !== 'full') await releaseUnused(context, slot, taken);
+    throw checked.refusal;
+  }
+  let owned: ConcurrencySlot;
+  try {
+    if (slot === 'full') throw concurrencyExceeded(organization.concurrency_limit);
+    owned = slot ?? (await context.concurrency.acquire(organization.id, organization.concurrency_limit));
+  } catch (error) {
+    return { principal, refusal: toServiceError(error) };
+  }
+  res.setHeader('Concurrency-Limit', String(owned.limit));
+  res.setHeader('Concurrency-Remaining', String(owned.remaining));
+  const parsed = checked.parsed ?? parseAndPlan(context, principal, req, checked.input);
+  if ('refusal' in parsed) {
+    await releaseUnused(context, owned, taken);
+    return { principal, refusal: parsed.refusal };
+  }
+  const hold = new ScrapeHold(context.ledger, creditAccountOf(context, principal), res.locals.requestId, owned, taken);
+  return { principal, slot: owned, hold, ...parsed };
+}
+
+/** Reads and checks the request; `ahead`: also parses and plans it (before the token, on the shared limiter). */
+async function checkRequest(context: GatewayContext, scope: Scope, req: Request, res: Response, principal: Principal, ahead: boolean): Promise<Checked> {
+  let input: unknown;
+  try {
+    checkUrlInput(req);
+    requireScope(principal, scope);
+    if (req.method === 'POST') {
+      rejectQueryParameters(req);
+      input = await readJsonBody(req, res, { required: true });
+      res.locals.body = input;
+    } else {
+      input = req.query;
+    }
+  } catch (error) {
+    return { input: undefined, refusal: toServiceError(error), parsed: null };
+  }
+  return { input, refusal: null, parsed: ahead ? parseAndPlan(context, principal, req, input) : null };
+}
+
+function parseAndPlan(context: GatewayContext, principal: Principal, req: Request, input: unknown): Parsed {
+  const options = { projectDefaults: principal.project.defaults as ProjectDefaults, egressPolicy: context.egressPolicy };
+  let params: ScrapeParams;
+  try {
+    params = req.method === 'POST' ? parseScrapeBody(input, options) : parseScrapeQuery(input as Record<string, unknown>, options);
+  } catch (error) {
+    return { refusal: toServiceError(error) };
+  }
+  return { params, plan: plannedWithoutSession(context, principal, params) };
+}
+
+/**
+ * The plan of a request without a session (a session is looked up first, and pins the engine: the
+ * scrape plans it then), when it passes max_cost; null when planning refuses it, which the scrape
+ * then answers with its record.
+ */
+function plannedWithoutSession(context: GatewayContext, principal: Principal, params: ScrapeParams): EnginePlan | null {
+  if (params.session_id !== null) return null;
+  try {
+    const plan = planEngines(params, deploymentOf(context, principal.organization.entitled_engines));
+    checkMaxCost(plan, params);
+    return plan;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The hold the admission statement takes with the token and slot: only for a priced request that is
+ * not cacheable (a cache hit holds nothing). Otherwise the scrape holds by a statement of its own.
+ */
+function holdRequestOf(context: GatewayContext, res: Response, principal: Principal, checked: Checked): HoldRequest | null {
+  const request = checked.parsed;
+  if (!request || 'refusal' in request || request.plan === null || isCacheable(request.params)) return null;
+  const account = creditAccountOf(context, principal);
+  return {
+    id: newId(),
+    projectId: account.projectId,
+    periodStart: periodStartDate(account.organizationCreatedAt, Date.now()),
+    environment: account.environment,
+    amountMicro: holdMicro(request.plan, request.params),
+    allowanceMicro: account.monthlyCreditsMicro,
+    requestId: res.locals.requestId,
+  };
+}
+
+/** A slot (and hold) taken for a request refused before its scrape: the hold settled at 0 with the lease, the slot given back. */
+async function releaseUnused(context: GatewayContext, slot: ConcurrencySlot, taken: Hold | null): Promise<void> {
+  try {
+    if (taken) {
+      await context.ledger.settle(taken.id, 0, null, slot.leaseHolder);
+      slot.leaseFreed();
+    }
+  } catch (error) {
+    // A failed settlement leaves the hold to the expiry sweep; the slot is still given back.
+    context.logger.warn({ err: error }, 'releasing a hold');
+  } finally {
+    await slot.release();
+  }
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { storableString } from '../validation/storable.js';
+
+export const SITEMAP_MODES = ['include', 'skip', 'only'] as const;
+export const MAX_CRAWL_LIMIT = 100_000;
+const MAX_PATTERNS = 100;
+const MAX_PATTERN_CHARS = 512;
+
+const patterns = z.array(storableString().min(1).max(MAX_PATTERN_CHARS)).max(MAX_PATTERNS);
+
+/** The rules of a crawl, stored with it (docs/crawl.md). Names follow Firecrawl's where it has one. */
+export const CrawlRulesSchema = z.strictObject({
+  limit: z.number().int().min(1).max(MAX_CRAWL_LIMIT).default(100),
+  max_depth: z.number().int().min(0).max(1000).default(10),
+  include_paths: patterns.default([]),
+  exclude_paths: patterns.default([]),
+  allow_subdomains: z.boolean().default(false),
+  allow_external: z.boolean().default(false),
+  ignore_query_parameters: z.boolean().default(false),
+  sitemap: z.enum(SITEMAP_MODES).default('include'),
+  ignore_robots_txt: z.boolean().default(false),
+});
+export type CrawlRules = z.infer<typeof CrawlRulesSchema>;
+
+/** Why a discovered URL was not queued; the keys of `skipped` in the crawl object. */
+export const SKIP_REASONS = ['robots', 'pattern', 'depth', 'limit', 'off_site', 'duplicate', 'blocked_address', 'credits', 'cancelled'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];

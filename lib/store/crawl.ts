@@ -1,0 +1,101 @@
+import type { CrawlRules, SkipReason } from '../crawl/rules.js';
+import type { Queryable } from './db.js';
+
+export interface CrawlRow {
+  job_id: string;
+  seed_url: string;
+  rules: CrawlRules;
+  robots_txt: string | null;
+  robots_unreachable: boolean;
+  item_hold_micro: number;
+  stopped_reason: string | null;
+}
+
+export interface CrawlPage {
+  urlKey: string;
+  seq: number;
+  depth: number;
+}
+
+export async function insertCrawl(db: Queryable, row: CrawlRow): Promise<void> {
+  await db.query(
+    `INSERT INTO crawl_jobs (job_id, seed_url, rules, robots_txt, robots_unreachable, item_hold_micro) VALUES ($1, $2, $3, $4, $5, $6)`,
+    [row.job_id, row.seed_url, JSON.stringify(row.rules), row.robots_txt, row.robots_unreachable, row.item_hold_micro],
+  );
+}
+
+export async function getCrawl(db: Queryable, jobId: string): Promise<CrawlRow | null> {
+  const result = await db.query<CrawlRow>(`SELECT * FROM crawl_jobs WHERE job_id = $1`, [jobId]);
+  const row = result.rows[0];
+  return row ? { ...row, item_hold_micro: Number(row.item_hold_micro) } : null;
+}
+
+export async function stopCrawl(db: Queryable, jobId: string, reason: string): Promise<void> {
+  await db.query(`UPDATE crawl_jobs SET stopped_reason = $2 WHERE job_id = $1 AND stopped_reason IS NULL`, [jobId, reason]);
+}
+
+/** A plain insert: the primary key refuses a page queued twice (the caller filtered known ones under the job lock). */
+export async function insertCrawlPages(db: Queryable, jobId: string, pages: CrawlPage[]): Promise<void> {
+  if (pages.length === 0) return;
+  await db.query(
+    `INSERT INTO crawl_pages (job_id, url_key, seq, depth)
+     SELECT $1, x.url_key, x.seq, x.depth FROM jsonb_to_recordset($2::jsonb) AS x(url_key text, seq bigint, depth integer)`,
+    [jobId, JSON.stringify(pages.map((page) => ({ url_key: page.urlKey, seq: page.seq, depth: page.depth })))],
+  );
+}
+
+/** Of these keys, the ones already queued in the crawl. */
+export async function knownCrawlPages(db: Queryable, jobId: string, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const result = await db.query<{ url_key: string }>(`SELECT url_key FROM crawl_pages WHERE job_id = $1 AND url_key = ANY($2::text[])`, [jobId, keys]);
+  return new Set(result.rows.map((row) => row.url_key));
+}
+
+export async function crawlPageDepth(db: Queryable, jobId: string, seq: number): Promise<number | null> {
+  const result = await db.query<{ depth: number }>(`SELECT depth FROM crawl_pages WHERE job_id = $1 AND seq = $2`, [jobId, seq]);
+  return result.rows[0] ? Number(result.rows[0].depth) : null;
+}
+
+export async function countCrawlSkips(db: Queryable, jobId: string, skips: Map<string, number>): Promise<void> {
+  if (skips.size === 0) return;
+  const rows = [...skips].map(([key, count]) => {
+    const [reason, depth] = key.split('@');
+    return { reason, depth: Number(depth), count };
+  });
+  await db.query(
+    `INSERT INTO crawl_skips (job_id, reason, depth, count)
+     SELECT $1, x.reason, x.depth, x.count FROM jsonb_to_recordset($2::jsonb) AS x(reason text, depth integer, count bigint)
+     ON CONFLICT (job_id, reason, depth) DO UPDATE SET count = crawl_skips.count + EXCLUDED.count`,
+    [jobId, JSON.stringify(rows)],
+  );
+}
+
+export function skipKey(reason: SkipReason, depth: number): string {
+  return `${reason}@${depth}`;
+}
+
+export interface CrawlCounts {
+  pagesByDepth: { depth: number; queued: number }[];
+  skipped: { reason: string; depth: number; count: number }[];
+}
+
+export async function crawlCounts(db: Queryable, jobId: string): Promise<CrawlCounts> {
+  const pages = await db.query<{ depth: number; n: string }>(`SELECT depth, count(*) AS n FROM crawl_pages WHERE job_id = $1 GROUP BY depth ORDER BY depth`, [jobId]);
+  const skips = await db.query<{ reason: string; depth: number; count: string }>(`SELECT reason, depth, count FROM crawl_skips WHERE job_id = $1 ORDER BY reason, depth`, [jobId]);
+  return {
+    pagesByDepth: pages.rows.map((row) => ({ depth: Number(row.depth), queued: Number(row.n) })),
+    skipped: skips.rows.map((row) => ({ reason: row.reason, depth: Number(row.depth), count: Number(row.count) })),
+  };
+}
+
+export async function crawlStopReason(db: Queryable, jobId: string): Promise<string | null> {
+  const result = await db.query<{ stopped_reason: string | null }>(`SELECT stopped_reason FROM crawl_jobs WHERE job_id = $1`, [jobId]);
+  return result.rows[0]?.stopped_reason ?? null;
+}
+
+/** The organization's creation date and monthly allowance, read now: they may have changed since the crawl was submitted. */
+export async function organizationAllowance(db: Queryable, organizationId: string): Promise<{ created_at: Date; monthly_credits_micro: number } | null> {
+  const result = await db.query<{ created_at: Date; monthly_credits_micro: string }>(`SELECT created_at, monthly_credits_micro FROM organizations WHERE id = $1`, [organizationId]);
+  const row = result.rows[0];
+  return row ? { created_at: row.created_at, monthly_credits_micro: Number(row.monthly_credits_micro) } : null;
+}

@@ -1,0 +1,45 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBatchService } from '../batch/helpers.js';
+import type { EmbeddedService } from '../support/embedded.js';
+import { startGeneratedSite, urlset, type GeneratedSite } from '../crawl/generated-site.js';
+import { CLI_SERVICE_ENV, CLI_TEST_TIMEOUT_MS, fetchWorkerVisible, runCli } from './run-cli.js';
+
+let service: EmbeddedService;
+let site: GeneratedSite;
+let env: Record<string, string>;
+const dir = mkdtempSync('/tmp/trawler-cli-crawl-');
+
+beforeAll(async () => {
+  [service, site] = await Promise.all([
+    startBatchService(CLI_SERVICE_ENV),
+    startGeneratedSite({
+      sitemaps: { '/sitemap.xml': urlset(['/guide/a', '/about']) },
+      pages: { '/': ['/guide/b', '/about'], '/guide/a': [], '/guide/b': [], '/about': [] },
+    }),
+  ]);
+  await fetchWorkerVisible(service.url, service.secret);
+  env = { TRAWLER_API_URL: service.url, TRAWLER_API_KEY: service.secret };
+});
+afterAll(async () => {
+  await service?.stop();
+  await site?.close();
+});
+
+describe('trawler crawl and trawler map', () => {
+  it('crawls a site to an NDJSON file with progress, and maps it one URL a line', async () => {
+    const out = join(dir, 'crawl.ndjson');
+    const run = await runCli(['crawl', `${site.origin}/`, '--limit', '3', '--sitemap', 'skip', '--poll-interval', '100', '--progress-interval', '0', '-o', out], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/trawler: crawl \S+ started with 1 page/);
+    expect(run.stderr).toMatch(/^progress \d+\/\d+/m);
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { url: string; status: string });
+    expect(lines.map((line) => line.url).sort()).toEqual([`${site.origin}/`, `${site.origin}/about`, `${site.origin}/guide/b`]);
+    expect(lines.every((line) => line.status === 'succeeded')).toBe(true);
+
+    const map = await runCli(['map', `${site.origin}/`, '--search', 'guide'], env);
+    expect(map.code, map.stderr).toBe(0);
+    expect(map.stdout.trim().split('\n').sort()).toEqual([`${site.origin}/guide/a`, `${site.origin}/guide/b`]);
+  }, CLI_TEST_TIMEOUT_MS);
+});

@@ -1,0 +1,205 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { EmbeddedService } from '../support/embedded.js';
+import { BatchClient, ledger, startBatchService, type Json } from '../batch/helpers.js';
+import { sitemapIndex, startGeneratedSite, urlset, type GeneratedSite } from './generated-site.js';
+
+let service: EmbeddedService;
+let client: BatchClient;
+let site: GeneratedSite | undefined;
+
+beforeAll(async () => {
+  service = await startBatchService();
+  client = new BatchClient(service);
+});
+afterAll(async () => {
+  await service?.stop();
+});
+afterEach(async () => {
+  await site?.close();
+  site = undefined;
+});
+
+async function crawl(body: Json): Promise<Json> {
+  const response = await client.post('/v1/crawl', body);
+  const json = (await response.json()) as Json;
+  expect(response.status, JSON.stringify(json)).toBe(202);
+  return json;
+}
+
+async function crawlDone(id: string): Promise<Json> {
+  await client.waitTerminal(id);
+  const response = await client.get(`/v1/crawl/${id}`);
+  expect(response.status).toBe(200);
+  return (await response.json()) as Json;
+}
+
+async function scrapedUrls(id: string): Promise<string[]> {
+  const { lines } = await client.results(id);
+  return lines.map((line) => line.url as string).sort();
+}
+
+/** Every path the site served more than once (robots.txt and sitemaps excluded). */
+function fetchedTwice(s: GeneratedSite): string[] {
+  return [...s.hits].filter(([path, n]) => n > 1 && !path.includes('robots') && !path.includes('sitemap')).map(([path]) => path);
+}
+
+describe('POST /v1/crawl', () => {
+  it('follows links on the site, one page once whatever its spelling, and counts what it skipped and why', async () => {
+    site = await startGeneratedSite({
+      robots: 'User-agent: *\nDisallow: /private\nAllow: /private/open\n',
+      pages: {
+        '/': ['/a', '/a/', '/a#section', '/a?y=2&x=1', '/a?x=1&y=2', '/index.html', '{origin}/b', '/private/secret', '/private/open',
+          'http://10.0.0.1/', 'http://localhost:1/', 'https://elsewhere.invalid/', 'mailto:someone@example.com'],
+        '/a': ['/', '/b'],
+        '/b': ['/a', '/'],
+        '/private/open': [],
+        '/private/secret': [],
+      },
+    });
+    const origin = site.origin;
+    const created = await crawl({ url: `${origin}/`, sitemap: 'skip', scrape: { cache: false } });
+    expect(created.status_url).toBe(`/v1/crawl/${created.id as string}`);
+    const done = await crawlDone(created.id as string);
+    expect(done.status).toBe('completed');
+    expect(await scrapedUrls(created.id as string)).toEqual([
+      `${origin}/`, `${origin}/a`, `${origin}/a?x=1&y=2`, `${origin}/b`, `${origin}/private/open`,
+    ].sort());
+    expect(fetchedTwice(site)).toEqual([]);
+    expect(site.hits.has('/private/secret')).toBe(false);
+    const stats = done.crawl as Json;
+    expect(stats.queued).toBe(5);
+    expect(stats.skipped).toMatchObject({ robots: 1, off_site: 1, blocked_address: 2 });
+    expect((stats.skipped as Json).duplicate as number).toBeGreaterThan(0);
+    expect(stats.robots_txt).toBe('obeyed');
+    expect((done.progress as Json).succeeded).toBe(5);
+  });
+
+  it('stops at max_depth and at the exact limit', async () => {
+    const chain: Record<string, string[]> = { '/': ['/d1'] };
+    for (let depth = 1; depth <= 6; depth += 1) chain[`/d${depth}`] = [`/d${depth + 1}`];
+    site = await startGeneratedSite({ pages: chain });
+    const deep = await crawlDone((await crawl({ url: `${site.origin}/`, max_depth: 2, sitemap: 'skip', scrape: { cache: false } })).id as string);
+    expect((deep.crawl as Json).queued).toBe(3);
+    expect((deep.crawl as Json).skipped).toMatchObject({ depth: 1 });
+    expect((deep.crawl as Json).by_depth).toEqual([
+      { depth: 0, queued: 1, skipped: {} }, { depth: 1, queued: 1, skipped: {} }, { depth: 2, queued: 1, skipped: {} }, { depth: 3, queued: 0, skipped: { depth: 1 } },
+    ]);
+
+    const wide: Record<string, string[]> = { '/': Array.from({ length: 30 }, (_, i) => `/p${i}`) };
+    for (let i = 0; i < 30; i += 1) wide[`/p${i}`] = ['/', `/p${(i + 1) % 30}`];
+    await site.close();
+    site = await startGeneratedSite({ pages: wide });
+    const limited = await crawlDone((await crawl({ url: `${site.origin}/`, limit: 7, sitemap: 'skip', scrape: { cache: false } })).id as string);
+    expect(limited.total_items).toBe(7);
+    expect((limited.progress as Json).succeeded).toBe(7);
+    expect((limited.crawl as Json).queued).toBe(7);
+    // Counted per finding: the 23 pages left out are each found by one page or more.
+    expect(((limited.crawl as Json).skipped as Json).limit as number).toBeGreaterThanOrEqual(23);
+    expect(fetchedTwice(site)).toEqual([]);
+  });
+
+  it('reads sitemaps named by robots.txt: an index, a gzipped sitemap, and only those pages with sitemap=only', async () => {
+    site = await startGeneratedSite({
+      robots: 'User-agent: *\nDisallow: /hidden\nSitemap: {origin}/sitemap_index.xml\n',
+      sitemaps: {
+        '/sitemap_index.xml': sitemapIndex(['/sitemap-a.xml.gz', '/sitemap-b.xml']),
+        '/sitemap-a.xml.gz': urlset(['/s1', '/s2', '/hidden/h']),
+        '/sitemap-b.xml': urlset(['/s3', '/']),
+      },
+      pages: { '/': ['/linked'], '/s1': [], '/s2': [], '/s3': [], '/linked': [], '/hidden/h': [] },
+    });
+    const origin = site.origin;
+    const done = await crawlDone((await crawl({ url: `${origin}/`, sitemap: 'only', scrape: { cache: false } })).id as string);
+    expect(await scrapedUrls(done.id as string)).toEqual([`${origin}/`, `${origin}/s1`, `${origin}/s2`, `${origin}/s3`].sort());
+    expect(((done.crawl as Json).skipped as Json).robots).toBe(1);
+    expect(site.hits.has('/linked')).toBe(false);
+  });
+
+  it('treats an unreachable robots.txt (5xx) as disallowing everything but the seed; ignore_robots_txt overrides', async () => {
+    site = await startGeneratedSite({ robots: { status: 503 }, pages: { '/': ['/x'], '/x': [] } });
+    const strict = await crawlDone((await crawl({ url: `${site.origin}/`, sitemap: 'skip', scrape: { cache: false } })).id as string);
+    expect((strict.crawl as Json).robots_txt).toBe('unreachable');
+    expect((strict.progress as Json).succeeded).toBe(1);
+    const relaxed = await crawlDone((await crawl({ url: `${site.origin}/`, sitemap: 'skip', ignore_robots_txt: true, scrape: { cache: false } })).id as string);
+    expect((relaxed.progress as Json).succeeded).toBe(2);
+  });
+
+  it('applies include and exclude path patterns and ignores query parameters when asked', async () => {
+    site = await startGeneratedSite({
+      pages: { '/': ['/blog/1', '/blog/2?ref=a', '/blog/2?ref=b', '/blog/drafts/3', '/shop/1'], '/blog/1': [], '/blog/2': [], '/blog/drafts/3': [], '/shop/1': [] },
+    });
+    const done = await crawlDone((await crawl({
+      url: `${site.origin}/`, include_paths: ['/blog', '/'], exclude_paths: ['/blog/drafts*', '/shop'], ignore_query_parameters: true, sitemap: 'skip', scrape: { cache: false },
+    })).id as string);
+    // '/' as an include pattern matches every path; the excludes still apply.
+    expect(await scrapedUrls(done.id as string)).toEqual([`${site.origin}/`, `${site.origin}/blog/1`, `${site.origin}/blog/2`].sort());
+    expect(((done.crawl as Json).skipped as Json).pattern).toBe(2);
+  });
+
+  it('bills each page as a batch item and is cancelled through the batch route', async () => {
+    const pages: Record<string, string[]> = { '/': Array.from({ length: 40 }, (_, i) => `/n${i}`) };
+    for (let i = 0; i < 40; i += 1) pages[`/n${i}`] = [];
+    site = await startGeneratedSite({ pages });
+    const before = await ledger(service);
+    const small = await crawlDone((await crawl({ url: `${site.origin}/`, limit: 3, sitemap: 'skip', scrape: { cache: false } })).id as string);
+    const after = await ledger(service);
+    expect((small.progress as Json).credits_charged_micro).toBe(3_000_000);
+    expect(after.spent - before.spent).toBe(3_000_000);
+
+    const created = await crawl({ url: `${site.origin}/`, concurrency: 1, sitemap: 'skip', scrape: { cache: false } });
+    const id = created.id as string;
+    await client.waitFor(id, (job) => (job.total_items as number) > 1);
+    const cancel = await client.post(`/v1/batch/${id}/cancel`);
+    expect(cancel.status).toBe(202);
+    const done = await crawlDone(id);
+    expect(done.status).toBe('cancelled');
+    expect((done.progress as Json).cancelled as number).toBeGreaterThan(0);
+  });
+
+  it('stops cleanly, saying why, when the monthly allowance cannot hold the pages it found', async () => {
+    const pages: Record<string, string[]> = { '/': Array.from({ length: 20 }, (_, i) => `/m${i}`) };
+    for (let i = 0; i < 20; i += 1) pages[`/m${i}`] = [];
+    site = await startGeneratedSite({ pages });
+    const { rows } = await service.db.query<{ id: string; monthly_credits_micro: string }>(`SELECT id, monthly_credits_micro FROM organizations`);
+    const now = await ledger(service);
+    // Room for the seed and a few more pages, not for the 20 the seed links to.
+    await service.db.query(`UPDATE organizations SET monthly_credits_micro = $1`, [now.spent + now.reserved + 5_000_000]);
+    try {
+      const done = await crawlDone((await crawl({ url: `${site.origin}/`, sitemap: 'skip', scrape: { cache: false } })).id as string);
+      expect(done.status).toBe('completed');
+      expect((done.progress as Json).succeeded).toBe(1);
+      const stats = done.crawl as Json;
+      expect(stats.stopped_reason).toMatch(/^credits: /);
+      expect((stats.skipped as Json).credits).toBe(20);
+      expect(site.hits.has('/m0')).toBe(false);
+    } finally {
+      for (const row of rows) await service.db.query(`UPDATE organizations SET monthly_credits_micro = $2 WHERE id = $1`, [row.id, row.monthly_credits_micro]);
+    }
+  });
+
+  it('refuses unknown fields and a url inside scrape, naming them', async () => {
+    const unknown = await client.post('/v1/crawl', { url: 'http://127.0.0.1:1/', depth: 3 });
+    expect(unknown.status).toBe(400);
+    expect(JSON.stringify(await unknown.json())).toContain('depth');
+    const nested = await client.post('/v1/crawl', { url: 'http://127.0.0.1:1/', scrape: { url: 'http://127.0.0.1:1/x' } });
+    expect(nested.status).toBe(400);
+    expect(JSON.stringify(await nested.json())).toContain('scrape.url');
+  });
+});
+
+describe('POST /v1/map', () => {
+  it('lists the site from sitemaps and the seed page, filtered by search and limited', async () => {
+    site = await startGeneratedSite({
+      robots: 'User-agent: *\nDisallow: /hidden\nSitemap: {origin}/sm.xml\n',
+      sitemaps: { '/sm.xml': urlset(['/docs/a', '/docs/b', '/hidden/x', '/about']) },
+      pages: { '/': ['/docs/c', 'https://elsewhere.invalid/docs', '/about#team'] },
+    });
+    const response = await client.post('/v1/map', { url: `${site.origin}/`, search: 'docs' });
+    const body = (await response.json()) as Json;
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    expect(response.headers.get('x-credits-charged')).toBe('0');
+    expect((body.links as string[]).sort()).toEqual([`${site.origin}/docs/a`, `${site.origin}/docs/b`, `${site.origin}/docs/c`]);
+    const limited = (await (await client.post('/v1/map', { url: `${site.origin}/`, limit: 2 })).json()) as Json;
+    expect(limited.links).toHaveLength(2);
+  });
+});

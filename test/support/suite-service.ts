@@ -1,0 +1,20 @@
+import { afterAll, beforeAll } from 'vitest';
+import { startEmbedded, type EmbeddedOptions, type EmbeddedService } from './embedded.js';
+
+/**
+ * The one way a suite starts its service: `startEmbedded(options)` before the suite's tests and
+ * stopped after them. The object returned reads through to the service once it is started.
+ */
+export function embeddedForSuite(options: EmbeddedOptions = {}): EmbeddedService {
+  let started: EmbeddedService | null = null;
+  beforeAll(async () => {
+    started = await startEmbedded(options);
+  });
+  afterAll(async () => started?.stop());
+  return new Proxy({} as EmbeddedService, {
+    get(_target, name) {
+      if (!started) throw new Error('the suite service starts in beforeAll; read it in a hook or a test');
+      return Reflect.get(started, name) as unknown;
+    },
+  });
+}
