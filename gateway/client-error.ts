@@ -75,6 +75,35 @@ export function rawProblemAnswer(detail: string, docsUrl: string, requestId: str
   return Buffer.from(head + body, 'utf8');
 }
 
+const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
+
+/**
+ * The bytes of a request head still incomplete on each socket, as they arrived: Node's parser keeps
+ * the header lines it read in earlier TCP segments to itself, and a parse error shows only the segment
+ * it failed on (`rawPacket`). So each socket keeps what came after the last blank line it received,
+ * at most HEAD_SCAN_BYTES (a copy, never the socket's buffer); a refused request's head is that plus
+ * the failing segment. Listening to 'data' takes Node's parser off its native read path for the
+ * gateway's connections (docs/platform.md "Malformed HTTP").
+ */
+function keepIncompleteHeads(server: Server): (socket: Socket, failing: Buffer | undefined) => Buffer | undefined {
+  const pending = new WeakMap<Socket, Buffer>();
+  server.on('connection', (socket: Socket) => {
+    socket.on('data', (chunk: Buffer) => {
+      const end = chunk.lastIndexOf(HEAD_END);
+      const before = end >= 0 ? undefined : pending.get(socket);
+      const tail = end >= 0 ? chunk.subarray(end + HEAD_END.length) : chunk;
+      if (tail.length === 0) return void pending.delete(socket);
+      const kept = before === undefined || tail.length >= HEAD_SCAN_BYTES ? tail : Buffer.concat([before, tail]);
+      pending.set(socket, Buffer.from(kept.subarray(-HEAD_SCAN_BYTES)));
+    });
+  });
+  return (socket, failing) => {
+    const earlier = pending.get(socket);
+    if (earlier === undefined) return failing;
+    return failing === undefined ? earlier : Buffer.concat([earlier, failing]);
+  };
+}
+
 /**
  * Installs the answers for what Node's HTTP layer would otherwise answer bare or not at all: requests
  * its parser refuses (`clientError`) and CONNECT (this is no proxy). Expectations and a missing Host
@@ -83,6 +112,7 @@ export function rawProblemAnswer(detail: string, docsUrl: string, requestId: str
 export function answerMalformedRequests(server: Server, app: RequestListener, docsUrl: string, logger: Logger, record?: RecordRefused): void {
   // The answer waits for the key's lookup; more bytes on the socket meanwhile must not answer twice.
   const refused = new WeakSet<Duplex>();
+  const headBytes = keepIncompleteHeads(server);
   const refuse = async (socket: Duplex, detail: string, head: ReturnType<typeof headOf>) => {
     refused.add(socket);
     const requestId = newId();
@@ -101,7 +131,7 @@ export function answerMalformedRequests(server: Server, app: RequestListener, do
     }
     const known = PARSER_DETAILS[error.code ?? ''] ?? 'The request is not well-formed HTTP/1.1';
     const detail = error.reason ? `${known} (parser: ${error.reason})` : known;
-    void refuse(socket, detail, headOf(error.rawPacket)).then((requestId) =>
+    void refuse(socket, detail, headOf(headBytes(socket, error.rawPacket))).then((requestId) =>
       logger.info({ request_id: requestId, code: error.code, reason: error.reason }, 'malformed request refused'),
     );
   });

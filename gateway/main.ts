@@ -8,6 +8,7 @@ import type { Db } from '../lib/store/db.js';
 import { createLedger } from '../lib/billing/create-ledger.js';
 import { releaseExpiredHolds, type Ledger } from '../lib/billing/ledger.js';
 import type { SecretBox } from '../lib/secret-box.js';
+import { sealClearBatchParams } from '../lib/store/batch/sealed-params.js';
 import { sealClearWebhookSecrets } from '../lib/store/batch/webhooks.js';
 import { resealUnboundDefaultKeys } from '../lib/store/dashboard/keys.js';
 import { purgeSignInAttempts, SIGN_IN_WINDOW_MS } from '../lib/store/dashboard/sign-in-attempts.js';
@@ -60,11 +61,14 @@ export interface RunningGateway {
 }
 
 
-/** Secrets stored before sealing (webhooks) or before bindings (Default keys) are sealed bound at start. */
+/** Secrets stored before sealing (webhooks, batch parameters) or before bindings (Default keys) are sealed bound at start. */
 async function sealStoredSecrets(db: Db, box: SecretBox, logger: Logger): Promise<void> {
   const webhooks = await sealClearWebhookSecrets(db, box);
   const defaults = await resealUnboundDefaultKeys(db, box);
-  if (webhooks + defaults > 0) logger.info({ webhook_secrets: webhooks, default_keys: defaults }, 'sealed stored secrets');
+  const batch = await sealClearBatchParams(db, box);
+  if (webhooks + defaults + batch.jobs + batch.items > 0) {
+    logger.info({ webhook_secrets: webhooks, default_keys: defaults, batch_jobs: batch.jobs, batch_items: batch.items }, 'sealed stored secrets');
+  }
 }
 
 /** After the grace period, how long cut-off requests get to settle their holds before the store closes. */

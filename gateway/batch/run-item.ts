@@ -3,6 +3,7 @@ import type { ScrapeSuccess } from '../../lib/protocol/index.js';
 import type { ParseOptions, ProjectDefaults } from '../../lib/scrape/params.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { ClaimedItem } from '../../lib/store/batch/leases.js';
+import { openParams, overridesBinding, paramsBinding } from '../../lib/store/batch/sealed-params.js';
 import type { GatewayContext } from '../context.js';
 import { answerBody } from '../scrape/answer-body.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
@@ -14,10 +15,15 @@ import type { ItemOutcome } from './lifecycle.js';
 /** The items of one claim share their job row, so they share one parse of its parameters. */
 const parsedJobParams = new WeakMap<ClaimedItem['job'], ScrapeParams>();
 
-function sharedJobParams(job: ClaimedItem['job'], options: ParseOptions): ScrapeParams {
+function sharedJobParams(context: GatewayContext, job: ClaimedItem['job'], options: ParseOptions): ScrapeParams {
   let params = parsedJobParams.get(job);
-  if (!params) parsedJobParams.set(job, (params = parseJobParams(job.params, options)));
+  if (!params) parsedJobParams.set(job, (params = parseJobParams(openJobParams(context, job), options)));
   return params;
+}
+
+/** The job's parameters with their sealed secrets put back (docs/batch.md "Secrets in params"). */
+function openJobParams(context: GatewayContext, job: ClaimedItem['job']): Record<string, unknown> {
+  return openParams(context.box, job.params, job.sealed_params, paramsBinding(job.organization_id, job.id));
 }
 
 /**
@@ -34,7 +40,9 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
   let failure: ServiceError | null = null;
   try {
     const options: ParseOptions = { projectDefaults: item.job.project_defaults as ProjectDefaults, egressPolicy: context.egressPolicy };
-    params = itemParams({ jobParams: item.job.params, overrides: item.overrides, url: item.url }, options, () => sharedJobParams(item.job, options));
+    const overrides = openParams(context.box, item.overrides, item.sealedOverrides, overridesBinding(item.job.organization_id, item.job.id));
+    const jobParams = Object.keys(overrides).length > 0 ? openJobParams(context, item.job) : item.job.params;
+    params = itemParams({ jobParams, overrides, url: item.url }, options, () => sharedJobParams(context, item.job, options));
     const planned = await planScrape(context, {
       requestId: item.requestId,
       projectId: item.job.project_id,

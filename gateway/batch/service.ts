@@ -2,9 +2,10 @@ import { ServiceError } from '../../lib/errors/index.js';
 import { newId } from '../../lib/ids.js';
 import type { ProjectDefaults } from '../../lib/scrape/params.js';
 import { holdBatchItems } from '../../lib/billing/batch-holds.js';
-import { cancelQueuedItems, failedItems, insertItems, resetFailedItems } from '../../lib/store/batch/items.js';
+import { cancelQueuedItems, failedItems, insertItems, resetFailedItems, type NewItem } from '../../lib/store/batch/items.js';
 import { lockFailedItems } from '../../lib/store/batch/outcomes.js';
 import { getJob, insertJob, updateJob, TERMINAL_JOB_STATUSES, type JobRow } from '../../lib/store/batch/jobs.js';
+import { openParams, overridesBinding, paramsBinding, sealParams } from '../../lib/store/batch/sealed-params.js';
 import { getEndpoint } from '../../lib/store/batch/webhooks.js';
 import type { Queryable } from '../../lib/store/db.js';
 import { creditAccountOf } from '../auth/credit-account.js';
@@ -58,6 +59,7 @@ export async function createJob(
   const budget = controls.credit_budget ? controls.credit_budget * MICRO : open ? null : estimated;
   const submittedAt = new Date();
   const id = newId();
+  const params = sealParams(context.box, submission.jobParams, paramsBinding(principal.organization.id, id));
   await context.db.transaction(async (tx) => {
     const holdIds = await holdBatchItems(tx, context.ledger, creditAccountOf(context, principal), items.map((item) => item.holdMicro));
     await insertJob(tx, {
@@ -68,7 +70,8 @@ export async function createJob(
       // An empty label is no label: the job object then has no `name`.
       name: controls.name || null,
       open,
-      params: submission.jobParams,
+      params: params.shown,
+      sealed_params: params.sealed,
       project_defaults: projectDefaults as Record<string, unknown>,
       credit_budget_micro: budget,
       concurrency,
@@ -81,7 +84,7 @@ export async function createJob(
       submitted_at: submittedAt,
       results_expire_at: new Date(submittedAt.getTime() + context.config.BATCH_RESULTS_RETENTION_HOURS * 3_600_000),
     });
-    await insertItems(tx, id, newItems(items, 0, holdIds));
+    await insertItems(tx, id, newItems(context, items, 0, holdIds, overridesBinding(principal.organization.id, id)));
     await alsoWrite?.(tx, id, items);
   });
   signalBatchWork(context.db);
@@ -90,15 +93,21 @@ export async function createJob(
   return { job, warnings: warning ? [warning] : [] };
 }
 
-function newItems(items: ParsedItem[], firstSeq: number, holdIds: string[]) {
+/** Items as stored: overrides' secrets sealed apart (lib/store/batch/sealed-params.ts). */
+function newItems(context: GatewayContext, items: ParsedItem[], firstSeq: number, holdIds: string[], binding: string): NewItem[] {
   return items.map((item, index) => ({
     seq: firstSeq + index,
     url: item.url,
     external_id: item.external_id,
-    overrides: item.overrides,
+    ...sealedOverrides(context, item.overrides, binding),
     hold_micro: item.holdMicro,
     reservation_id: holdIds[index],
   }));
+}
+
+function sealedOverrides(context: GatewayContext, overrides: Record<string, unknown>, binding: string): { overrides: Record<string, unknown>; sealed_overrides: string } {
+  const { shown, sealed } = sealParams(context.box, overrides, binding);
+  return { overrides: shown, sealed_overrides: sealed };
 }
 
 /**
@@ -107,8 +116,9 @@ function newItems(items: ParsedItem[], firstSeq: number, holdIds: string[]) {
  */
 export async function appendItems(context: GatewayContext, principal: Principal, jobId: string, body: unknown): Promise<{ job: JobRow; added: number; costMicro: number }> {
   const existing = await requireJob(context, principal, jobId);
-  const items = await submissionContext(context, principal, existing.project_defaults as ProjectDefaults, existing.params);
-  const submission = parseSubmission(body, items, existing.params);
+  const jobParams = openParams(context.box, existing.params, existing.sealed_params, paramsBinding(existing.organization_id, existing.id));
+  const items = await submissionContext(context, principal, existing.project_defaults as ProjectDefaults, jobParams);
+  const submission = parseSubmission(body, items, jobParams);
   const costMicro = submission.items.reduce((sum, item) => sum + item.holdMicro, 0);
   await context.db.transaction(async (tx) => {
     const job = await getJob(tx, jobId, principal.project.id, true);
@@ -122,7 +132,7 @@ export async function appendItems(context: GatewayContext, principal: Principal,
     }
     // The job's ledger, whichever key appends: a test key never pays for a live job's items, nor the reverse.
     const holdIds = await holdBatchItems(tx, context.ledger, creditAccountOf(context, principal, job.environment), submission.items.map((item) => item.holdMicro));
-    await insertItems(tx, jobId, newItems(submission.items, Number(job.total_items), holdIds));
+    await insertItems(tx, jobId, newItems(context, submission.items, Number(job.total_items), holdIds, overridesBinding(job.organization_id, jobId)));
     await updateJob(tx, jobId, { total_items: total });
   });
   signalBatchWork(context.db);

@@ -12,6 +12,8 @@ import {
   type RequestHandler,
   type RequestOptions,
 } from './bus.js';
+import { MAX_REPLY_BYTES, TOO_LARGE_FAILURE } from './nats-reply-protocol.js';
+import { estimateJsonBytes } from './reply-size.js';
 
 /** A member's handler; it gets bytes (serve) or a value (serveJson), as its requester sends. */
 type Deliver = (message: unknown) => Promise<unknown>;
@@ -31,6 +33,11 @@ export interface MemoryBusOptions {
    * unchecked (docs/platform.md, "The in-process bus").
    */
   checkMessages?: boolean;
+  /**
+   * The largest reply a requester takes (MAX_REPLY_BYTES, as on NATS): one over it is refused with
+   * BusError 'too_large', its size estimated without serialising (lib/bus/reply-size.ts).
+   */
+  maxReplyBytes?: number;
 }
 
 /** The value with its undefined properties dropped, as JSON drops them; anything else left as it is. */
@@ -54,9 +61,11 @@ export class MemoryBus implements Bus {
   private readonly cursor = new Map<string, number>();
   private closed = false;
   private readonly checkMessages: boolean;
+  private readonly maxReplyBytes: number;
 
   constructor(options: MemoryBusOptions = {}) {
     this.checkMessages = options.checkMessages ?? false;
+    this.maxReplyBytes = options.maxReplyBytes ?? MAX_REPLY_BYTES;
   }
 
   async request(subject: string, payload: Uint8Array, options: RequestOptions): Promise<Uint8Array> {
@@ -93,7 +102,16 @@ export class MemoryBus implements Bus {
     const work = member.deliver(message);
     member.running.add(work);
     void work.finally(() => member.running.delete(work)).catch(() => undefined);
-    return withTimeout(work, options);
+    return this.withinBudget(subject, await withTimeout(work, options));
+  }
+
+  /** The NATS path's reply budget and error, the size estimated rather than encoded. */
+  private withinBudget(subject: string, reply: unknown): unknown {
+    const size = estimateJsonBytes(reply, this.maxReplyBytes);
+    if (size > this.maxReplyBytes) {
+      throw new BusError('too_large', `${TOO_LARGE_FAILURE} reply on ${subject} is at least ${size} bytes, over the ${this.maxReplyBytes}-byte budget`);
+    }
+    return reply;
   }
 
   private join(subject: string, group: string, deliver: Deliver, responderId: string): BusSubscription {

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../gateway/webhooks/signature.js';
+import { openParams, overridesBinding, paramsBinding, sealClearBatchParams, sealParams } from '../../lib/store/batch/sealed-params.js';
 import type { EmbeddedService } from '../support/embedded.js';
 import { startHeldSite } from '../support/held-site.js';
 import { startHttpProxy } from '../support/proxies.js';
@@ -141,6 +142,64 @@ describe('secrets in a job\'s params', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  it('stores them sealed: neither the job row nor its item rows hold a secret, and appended items run with theirs', async () => {
+    const submitted = await client.submit({ open: true, urls: [`${site.origin}/echo`], proxy: 'http://exit-8:pw-SECRET-job@127.0.0.1:9/', custom_headers: { Authorization: 'Bearer SECRET-job' }, cache: false });
+    const id = submitted.id as string;
+    const appended = await client.post(`/v1/batch/${id}/items`, { items: [{ url: `${site.origin}/echo?n=1`, proxy: null, custom_headers: { 'X-Auth-Token': 'SECRET-item', 'Accept-Language': 'fr' } }] });
+    expect(appended.status).toBe(200);
+    await client.post(`/v1/batch/${id}/close`);
+    await client.waitTerminal(id);
+    const jobRow = await service.db.query<{ params: unknown; sealed_params: string | null }>('SELECT params, sealed_params FROM batch_jobs WHERE id = $1', [id]);
+    const itemRows = await service.db.query<{ overrides: unknown; sealed_overrides: string | null }>('SELECT overrides, sealed_overrides FROM batch_items WHERE job_id = $1 ORDER BY seq', [id]);
+    expect(JSON.stringify([jobRow.rows, itemRows.rows])).not.toContain('SECRET');
+    expect(jobRow.rows[0].params).toMatchObject({ proxy: 'http://exit-8:[redacted]@127.0.0.1:9/', custom_headers: { Authorization: '[redacted]' } });
+    expect(itemRows.rows[1].overrides).toMatchObject({ custom_headers: { 'X-Auth-Token': '[redacted]', 'Accept-Language': 'fr' } });
+    // The appended item ran with its own header's real value (and without the job's dead proxy).
+    const line = (await client.results(id)).lines[1];
+    expect(line.status).toBe('succeeded');
+    expect((JSON.parse((line.result as Json).content as string) as Json).headers).toMatchObject({ 'x-auth-token': 'SECRET-item', 'accept-language': 'fr' });
+  });
+
+  it('seals at start the secrets of rows stored in clear before, and runs them with their values', async () => {
+    const proxy = await startHttpProxy({ auth: { user: 'exit-9', pass: 'pw-SECRET-old' } });
+    try {
+      const submitted = await client.submit({ open: true, urls: [`${site.origin}/echo?n=0`], proxy: proxy.url, cache: false });
+      const id = submitted.id as string;
+      const oldOverrides = { custom_headers: { Cookie: 'sid=SECRET-old' } };
+      expect((await client.post(`/v1/batch/${id}/items`, { items: [{ url: `${site.origin}/echo?n=1`, ...oldOverrides }] })).status).toBe(200);
+      await client.waitFor(id, (j) => (j.progress as Json).completed === 2);
+      // As a release before sealing stored them: in clear, nothing sealed.
+      await service.db.query('UPDATE batch_jobs SET params = $2::jsonb, sealed_params = NULL WHERE id = $1', [id, JSON.stringify({ proxy: proxy.url, cache: false })]);
+      await service.db.query('UPDATE batch_items SET overrides = $2::jsonb, sealed_overrides = NULL WHERE job_id = $1 AND seq = 1', [id, JSON.stringify(oldOverrides)]);
+      const box = service.gateway.context.box;
+      expect(await sealClearBatchParams(service.db, box)).toEqual({ jobs: 1, items: 1 });
+      const jobRow = await service.db.query<{ params: Json; sealed_params: string }>('SELECT params, sealed_params FROM batch_jobs WHERE id = $1', [id]);
+      const itemRow = await service.db.query<{ overrides: Json; sealed_overrides: string }>('SELECT overrides, sealed_overrides FROM batch_items WHERE job_id = $1 AND seq = 1', [id]);
+      expect(JSON.stringify([jobRow.rows, itemRow.rows])).not.toContain('SECRET');
+      const organization = (await service.db.query<{ organization_id: string }>('SELECT organization_id FROM batch_jobs WHERE id = $1', [id])).rows[0].organization_id;
+      expect(openParams(box, itemRow.rows[0].overrides, itemRow.rows[0].sealed_overrides, overridesBinding(organization, id))).toEqual(oldOverrides);
+      expect(await sealClearBatchParams(service.db, service.gateway.context.box)).toEqual({ jobs: 0, items: 0 });
+      // An item appended now runs through the job's proxy, opened from the sealed form.
+      const before = proxy.connections();
+      expect((await client.post(`/v1/batch/${id}/items`, { urls: [`${site.origin}/echo?n=2`] })).status).toBe(200);
+      await client.post(`/v1/batch/${id}/close`);
+      const finished = await client.waitTerminal(id);
+      expect(finished).toMatchObject({ status: 'completed' });
+      expect((await client.results(id)).lines[2].status).toBe('succeeded');
+      expect(proxy.connections()).toBeGreaterThan(before);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('does not open a sealed value copied into another job', async () => {
+    const box = service.gateway.context.box;
+    const { shown, sealed } = sealParams(box, { proxy: 'http://u:SECRET@127.0.0.1:9/' }, paramsBinding('org-a', 'job-a'));
+    expect(openParams(box, shown, sealed, paramsBinding('org-a', 'job-a'))).toEqual({ proxy: 'http://u:SECRET@127.0.0.1:9/' });
+    expect(() => openParams(box, shown, sealed, paramsBinding('org-b', 'job-a'))).toThrow(/do not open/);
+    expect(() => openParams(box, shown, sealed, paramsBinding('org-a', 'job-b'))).toThrow(/do not open/);
   });
 });
 

@@ -111,6 +111,22 @@ describe('obscura engine', { timeout: 30_000 }, () => {
     expect(page.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^NETWORK_CAPTURE_TRUNCATED: /)]));
   });
 
+  it('reads no body past 8 MiB that declares no length, saying so, and still reads a small one', async () => {
+    const page = await render({
+      url: `${fixture.site.origin}/chunked-bodies`,
+      wait_for: '#out:not(:empty)',
+      network_capture: { url_pattern: '/bytes?', max_body_bytes: 1_048_576 },
+    });
+    const entries = page.network as Array<{ url: string; body: string | null; body_size: number | null; body_truncated: boolean; headers: Record<string, string> }>;
+    expect(entries).toHaveLength(2);
+    const huge = entries.find((e) => e.url.includes('n=9437184'));
+    expect(huge?.headers['content-length']).toBeUndefined();
+    expect(huge).toMatchObject({ body: null, body_truncated: true });
+    expect(huge?.body_size).toBeGreaterThanOrEqual(9_437_184);
+    expect(entries.find((e) => e.url.includes('n=1000'))).toMatchObject({ body: 'a'.repeat(1000), body_size: 1000, body_truncated: false });
+    expect(page.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^NETWORK_CAPTURE_TRUNCATED: bodies over 8388608 bytes are not read/)]));
+  });
+
   it('keeps the page inside the egress policy: no private address, file:, popup or download escapes', async () => {
     const page = await render({ url: `${fixture.site.origin}/ssrf`, block_resources: [] });
     expect(page.text).toContain('still here');

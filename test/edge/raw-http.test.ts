@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isUlid } from '../../lib/ids.js';
 import { embeddedForSuite } from '../support/suite-service.js';
@@ -200,6 +200,29 @@ describe('a request refused before any route, sent with a valid key (issue 27 it
     const found = await fetch(`${service.url}/v1/requests/${requestId}`, { headers: { authorization: `Bearer ${service.secret}` } });
     expect(found.status).toBe(200);
     expect(((await found.json()) as { id: string }).id).toBe(requestId);
+  });
+
+  it('resolves the id of a refused request whose Authorization header came in an earlier TCP segment', async () => {
+    // The second segment is written only once the gateway has read the first, so the parser gets them apart.
+    const server = service.gateway.server;
+    const firstRead = new Promise<void>((resolve) => {
+      server.once('connection', (accepted: Socket) => accepted.once('data', () => resolve()));
+    });
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => undefined);
+    socket.write(raw(`GET /v1/workers HTTP/1.1\r\nHost: x\r\n${auth()}`));
+    await firstRead;
+    socket.write(raw('X-A: a\0b\r\n\r\n'));
+    await closed;
+    const text = Buffer.concat(chunks).toString('utf8');
+    expect(text).toMatch(/^HTTP\/1\.1 400 /);
+    const requestId = /x-request-id: (\S+)/i.exec(text)?.[1] ?? '';
+    const found = await fetch(`${service.url}/v1/requests/${requestId}`, { headers: { authorization: `Bearer ${service.secret}` } });
+    expect(found.status).toBe(200);
+    expect(await found.json()).toMatchObject({ id: requestId });
   });
 
   it('records nothing for a refused request without a valid key', async () => {

@@ -52,6 +52,8 @@ describe.skipIf(!available)('NATS transport', () => {
     const strict = await NatsBus.connect(NATS_URL, 'test-strict', namespace, { maxReplyBytes: 1024 * 1024 });
     try {
       const refused = strict.serve('big.refused', 'refused', async () => twoMiB, 'responder-strict');
+      // A round trip flushes the subscription to the server before another connection asks.
+      await strict.ping(5000);
       const failure = await requester.request('big.refused', new Uint8Array([1]), { timeoutMs: 10_000 }).then(
         () => null,
         (error: unknown) => error,
@@ -60,6 +62,7 @@ describe.skipIf(!available)('NATS transport', () => {
       expect(failure).toMatchObject({ kind: 'too_large', message: expect.stringContaining(`${twoMiB.length} bytes, over the 1048576-byte budget`) });
       await refused.drain();
       const generous = responder.serve('big.unread', 'unread', async () => twoMiB, 'responder-generous');
+      await responder.ping(5000);
       const unread = await strict.request('big.unread', new Uint8Array([1]), { timeoutMs: 10_000 }).then(
         () => null,
         (error: unknown) => error,

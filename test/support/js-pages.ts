@@ -55,6 +55,13 @@ function pages(privateOrigin: string): Record<string, () => { status?: number; t
           '.then((all) => { document.getElementById("out").textContent = String(all.length); });</script>',
       ),
     }),
+    // One 9 MiB and one 1,000-byte body, neither with a Content-Length.
+    '/chunked-bodies': () => ({
+      body: html(
+        '<p id="out"></p><script>Promise.all([9437184, 1000].map((n) => fetch(`/bytes?chunked=1&n=${n}`).then((r) => r.text())))' +
+          '.then((all) => { document.getElementById("out").textContent = String(all.length); });</script>',
+      ),
+    }),
     /** UTF-8 bytes, no charset in the header, no meta: the fetch engine reads UTF-8, a browser windows-1252. */
     '/undeclared-charset': () => ({
       type: 'text/html',
@@ -145,8 +152,14 @@ export async function startJsSite(): Promise<JsSite> {
       return;
     }
     if (url.pathname === '/bytes') {
-      // `n` bytes of text, its length declared.
+      // `n` bytes of text, its length declared, or with `chunked`, not: sent in 64 KiB chunks.
       const size = Number(url.searchParams.get('n') ?? 0);
+      if (url.searchParams.has('chunked')) {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        for (let sent = 0; sent < size; sent += 65_536) res.write(Buffer.alloc(Math.min(65_536, size - sent), 97));
+        res.end();
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(size) });
       res.end(Buffer.alloc(size, 97));
       return;

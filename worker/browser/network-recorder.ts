@@ -83,14 +83,16 @@ export class NetworkRecorder {
 
   /**
    * The body, cut at `max_body_bytes` and within what the capture may still keep. Playwright reads a
-   * body whole, so one declaring more than `maxBodyReadBytes` is not read at all; one past the
-   * capture's budget is left out. Either way the entry says `body_truncated` with `body` null, and
-   * the envelope carries a NETWORK_CAPTURE_TRUNCATED warning (docs/browser-engines.md).
+   * body whole, so one over `maxBodyReadBytes` is not read at all: its size is the declared
+   * Content-Length or, with none (chunked, or read to close), the size the browser received, known
+   * once the body has arrived without moving it into this process. One past the capture's budget is
+   * left out. Either way the entry says `body_truncated` with `body` null, and the envelope carries a
+   * NETWORK_CAPTURE_TRUNCATED warning (docs/browser-engines.md).
    */
   private async readBody(response: Response, entry: NetworkEntry, mimeType: string | null): Promise<void> {
-    const declared = Number(response.headers()['content-length'] ?? Number.NaN);
-    if (declared > NETWORK_CAPTURE_LIMITS.maxBodyReadBytes) {
-      entry.body_size = declared;
+    const size = await bodySizeBeforeReading(response);
+    if (size > NETWORK_CAPTURE_LIMITS.maxBodyReadBytes) {
+      entry.body_size = size;
       entry.body_truncated = true;
       this.notes.add(`NETWORK_CAPTURE_TRUNCATED: bodies over ${NETWORK_CAPTURE_LIMITS.maxBodyReadBytes} bytes are not read`);
       return;
@@ -127,6 +129,17 @@ export class NetworkRecorder {
     await Promise.allSettled([...this.pending]);
     const entries = [...this.entries].sort((a, b) => a.started_ms - b.started_ms);
     return { entries, dropped: this.dropped, warnings: [...this.notes] };
+  }
+}
+
+/** Declared, else as received (encoded bytes, as Content-Length counts them); NaN when the body is gone. */
+async function bodySizeBeforeReading(response: Response): Promise<number> {
+  const declared = Number(response.headers()['content-length'] ?? Number.NaN);
+  if (Number.isFinite(declared)) return declared;
+  try {
+    return (await response.request().sizes()).responseBodySize;
+  } catch {
+    return Number.NaN;
   }
 }
 

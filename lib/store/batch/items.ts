@@ -11,6 +11,8 @@ export interface NewItem {
   url: string;
   external_id: string | null;
   overrides: Record<string, unknown>;
+  /** Sealed secrets of `overrides` (lib/store/batch/sealed-params.ts); absent: none. */
+  sealed_overrides?: string;
   hold_micro: number;
   reservation_id: string;
 }
@@ -50,9 +52,9 @@ export async function insertItems(db: Queryable, jobId: string, items: NewItem[]
   for (let start = 0; start < items.length; start += INSERT_CHUNK) {
     const chunk = items.slice(start, start + INSERT_CHUNK);
     await db.query(
-      `INSERT INTO batch_items (job_id, seq, url, external_id, overrides, status, hold_micro, reservation_id)
-       SELECT $1, x.seq, x.url, x.external_id, x.overrides, 'queued', x.hold_micro, x.reservation_id
-         FROM jsonb_to_recordset($2::jsonb) AS x(seq bigint, url text, external_id text, overrides jsonb, hold_micro bigint, reservation_id text)`,
+      `INSERT INTO batch_items (job_id, seq, url, external_id, overrides, sealed_overrides, status, hold_micro, reservation_id)
+       SELECT $1, x.seq, x.url, x.external_id, x.overrides, COALESCE(x.sealed_overrides, ''), 'queued', x.hold_micro, x.reservation_id
+         FROM jsonb_to_recordset($2::jsonb) AS x(seq bigint, url text, external_id text, overrides jsonb, sealed_overrides text, hold_micro bigint, reservation_id text)`,
       [jobId, JSON.stringify(chunk)],
     );
   }

@@ -12,7 +12,9 @@ interface JobFields {
   name: string | null;
   status: JobStatus;
   open: boolean;
+  /** As shown: secrets redacted; they are in `sealed_params` (lib/store/batch/sealed-params.ts). */
   params: Record<string, unknown>;
+  sealed_params: string | null;
   project_defaults: Record<string, unknown>;
   credit_budget_micro: number | null;
   concurrency: number;
@@ -77,14 +79,14 @@ const NO_TOTALS: JobTotals = {
 
 export async function insertJob(db: Queryable, job: NewJob): Promise<void> {
   await db.query(
-    `INSERT INTO batch_jobs (id, organization_id, project_id, environment, name, status, open, params, project_defaults,
+    `INSERT INTO batch_jobs (id, organization_id, project_id, environment, name, status, open, params, sealed_params, project_defaults,
        credit_budget_micro, concurrency, priority, max_attempts, failure_threshold, estimated_credits_micro,
        webhook_endpoint_id, total_items, submitted_at, results_expire_at)
-     VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+     VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7::jsonb, $19, $8::jsonb, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
     [job.id, job.organization_id, job.project_id, job.environment, job.name, job.open, JSON.stringify(job.params),
       JSON.stringify(job.project_defaults), job.credit_budget_micro, job.concurrency, job.priority, job.max_attempts,
       job.failure_threshold, job.estimated_credits_micro, job.webhook_endpoint_id, job.total_items, job.submitted_at,
-      job.results_expire_at],
+      job.results_expire_at, job.sealed_params],
   );
 }
 

@@ -7,7 +7,9 @@ export interface ClaimedItem {
   job: JobRow;
   seq: number;
   url: string;
+  /** As stored (secrets redacted); `sealedOverrides` holds them (lib/store/batch/sealed-params.ts). */
   overrides: Record<string, unknown>;
+  sealedOverrides: string | null;
   attempts: number;
   reservationId: string | null;
   requestId: string;
@@ -56,8 +58,8 @@ async function claimFromJob(tx: Queryable, job: JobRow, entitledEngines: string[
   let committed = charged + Number(job.items_running_hold_micro);
   const slots = Math.min(room, job.concurrency - running);
   if (slots <= 0) return [];
-  const queued = await tx.query<{ seq: number; url: string; overrides: Record<string, unknown>; attempts: number; hold_micro: number; reservation_id: string | null }>(
-    `SELECT seq, url, overrides, attempts, hold_micro, reservation_id FROM batch_items
+  const queued = await tx.query<{ seq: number; url: string; overrides: Record<string, unknown>; sealed_overrides: string | null; attempts: number; hold_micro: number; reservation_id: string | null }>(
+    `SELECT seq, url, overrides, sealed_overrides, attempts, hold_micro, reservation_id FROM batch_items
       WHERE job_id = $1 AND status = 'queued' ORDER BY seq LIMIT $2`,
     [job.id, slots],
     { name: 'batch_claim_queued' },
@@ -79,6 +81,7 @@ async function claimFromJob(tx: Queryable, job: JobRow, entitledEngines: string[
       seq: Number(item.seq),
       url: item.url,
       overrides: item.overrides,
+      sealedOverrides: item.sealed_overrides,
       attempts: item.attempts + 1,
       reservationId: item.reservation_id,
       requestId: newId(),

@@ -14,6 +14,7 @@ import * as settledStripes from './015-settled-stripes.js';
 import * as openHoldIndexes from './016-open-hold-indexes.js';
 import * as dashboardHardening from './017-dashboard-hardening.js';
 import * as proxyPools from './018-proxy-pools.js';
+import * as sealedBatchParams from './019-sealed-batch-params.js';
 import * as crawl from './034-crawl.js';
 
 export interface Migration {
@@ -40,5 +41,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 16, name: 'open-hold-indexes', up: openHoldIndexes.up },
   { version: 17, name: 'dashboard-hardening', up: dashboardHardening.up },
   { version: 18, name: 'proxy-pools', up: proxyPools.up },
+  { version: 19, name: 'sealed-batch-params', up: sealedBatchParams.up },
   { version: 34, name: 'crawl', up: crawl.up },
 ].sort((a, b) => a.version - b.version);
