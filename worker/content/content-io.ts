@@ -20,7 +20,7 @@ export interface ContentOutput {
   contentType: string;
   body: string;
   bodyEncoding: 'utf8' | 'base64';
-  /** Non-null iff the JSON envelope is answered; `body` is then its JSON text. */
+  /** Non-null iff the JSON envelope is answered; `body` is then empty (the gateway serialises the envelope). */
   envelope: WorkerEnvelope | null;
   extractMs: number;
   /** Content warnings (CONTENT_TRUNCATED, CONTENT_FLATTENED); also inside the envelope. */

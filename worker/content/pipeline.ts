@@ -86,9 +86,9 @@ function outputFor(input: ContentInput, started: number): Omit<ContentOutput, 'n
   const { params, page } = input;
   if (answersWithEnvelope(params)) {
     const envelope = buildEnvelope(input, envelopeContent(input));
-    const body = JSON.stringify(envelope);
     const modelInput = modelMarkdown(input, envelope);
-    return { contentType: 'application/json', body, bodyEncoding: 'utf8', envelope, extractMs: elapsed(started), warnings: envelope.warnings, modelInput };
+    // The envelope travels as an object; the gateway writes its JSON text once, with the fields it adds.
+    return { contentType: 'application/json', body: '', bodyEncoding: 'utf8', envelope, extractMs: elapsed(started), warnings: envelope.warnings, modelInput };
   }
   if (params.response_format === 'pdf') {
     return { contentType: 'application/pdf', body: pdfBody(input), bodyEncoding: 'base64', envelope: null, extractMs: elapsed(started), warnings: [] };
