@@ -3,9 +3,9 @@ import { answersWithEnvelope } from '../../lib/scrape/params.js';
 import type { WorkerEnvelope } from '../../lib/protocol/index.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { ContentInput, ContentOutput } from './content-io.js';
-import { buildEnvelope, type EnvelopeContent } from './envelope.js';
+import { buildEnvelope, type EnvelopeContent } from './build-envelope.js';
 import { renderDocument, servedAsIs, type DocumentFormat } from './render.js';
-import { needsJavaScript } from '../usability.js';
+import { needsJavaScript } from '../needs-javascript.js';
 
 export type { ContentInput, ContentOutput } from './content-io.js';
 
@@ -113,7 +113,7 @@ function modelMarkdown(input: ContentInput, envelope: WorkerEnvelope): string | 
 /**
  * The page is answered as fetched: a bare html (or non-HTML text) document with no selection, no
  * envelope and nothing from a browser. The pipeline then only runs the needs-JavaScript scan, which
- * is linear in the page's length (worker/usability.ts).
+ * is linear in the page's length (worker/needs-javascript.ts).
  */
 export function answersAsFetched(input: ContentInput): input is ContentInput & { page: { text: string } } {
   const { params, page, extras } = input;
