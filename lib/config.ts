@@ -61,7 +61,7 @@ export const ConfigSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   WORKER_POOL: z.string().default('default'),
   WORKER_CAPACITY: z.coerce.number().int().min(1).max(1000).optional(),
-  /** Pages up to this many characters are converted on the worker's event loop, not a content thread (worker/content/limits.ts). */
+  /** Pages up to this many characters are converted on the worker's event loop, not a content thread (worker/content/content-limits.ts). */
   CONTENT_INLINE_MAX_CHARS: z.coerce.number().int().min(0).max(1_000_000).optional(),
   /** Engines the all-in-one process starts: comma list, or `auto` (fetch + render engines whose browser is found). */
   EMBEDDED_ENGINES: z.string().default('auto'),

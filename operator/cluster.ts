@@ -10,7 +10,9 @@ import {
   type V1Secret,
 } from '@kubernetes/client-node';
 import type { ProxyPoolStatus } from './proxy-pool-resource.js';
-import { API_GROUP, API_VERSION, PROXY_POOL_PLURAL, readStoredObject, SCRAPE_ENGINE_PLURAL, type ScrapeEngineStatus, type StoredObject, WORKER_POOL_PLURAL, type WorkerPoolStatus } from './resources.js';
+import { API_GROUP, API_VERSION, PROXY_POOL_PLURAL, SCRAPE_ENGINE_PLURAL, WORKER_POOL_PLURAL } from './api-names.js';
+import { readStoredObject, type StoredObject } from './stored-object.js';
+import type { ScrapeEngineStatus, WorkerPoolStatus } from './resource-status.js';
 
 /** The API server refused a write because the object changed since it was read (HTTP 409). */
 export class ConflictError extends Error {

@@ -1,4 +1,4 @@
-import type { Condition, ConditionType, Reason } from './resources.js';
+import type { Condition, ConditionType, Reason } from './condition-types.js';
 
 
 export interface ConditionInput {

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { V1Container, V1Deployment, V1PodSpec, V1ResourceRequirements, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { RENDER_ENGINES } from '../lib/protocol/index.js';
-import { GROUP_VERSION, LABEL, MANAGED_BY, type ScrapeEngineResource, TEMPLATE_HASH_ANNOTATION, WORKER_POOL_KIND, type WorkerPoolResource } from './resources.js';
+import { GROUP_VERSION, WORKER_POOL_KIND } from './api-names.js';
+import { LABEL, MANAGED_BY, TEMPLATE_HASH_ANNOTATION } from './labels.js';
+import type { ScrapeEngineResource, WorkerPoolResource } from './spec-schemas.js';
 import { stableStringify } from './conditions.js';
 import { workerEnv, type WorkerEnvDefaults } from './worker-env.js';
 

@@ -1,5 +1,7 @@
 import { DEPLOYABLE_ENGINES } from '../lib/protocol/index.js';
-import { parseSpec, type Reason, REASON, type ScrapeEngineResource, ScrapeEngineSpecSchema, type StoredObject } from './resources.js';
+import { parseSpec, type ScrapeEngineResource, ScrapeEngineSpecSchema } from './spec-schemas.js';
+import { type Reason, REASON } from './condition-types.js';
+import type { StoredObject } from './stored-object.js';
 
 export type EngineCheck =
   | { ok: true; engine: ScrapeEngineResource }

@@ -1,7 +1,8 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../lib/log.js';
-import { objectKey, parseObjectKey, PROXY_POOL_KIND, SCRAPE_ENGINE_KIND, WORKER_POOL_KIND } from './resources.js';
+import { objectKey, parseObjectKey } from './object-key.js';
+import { PROXY_POOL_KIND, SCRAPE_ENGINE_KIND, WORKER_POOL_KIND } from './api-names.js';
 import { createCluster } from './cluster.js';
 import type { DeploymentDefaults } from './desired-deployment.js';
 import { createOperatorMetrics, registerPoolReplicaGauges } from './metrics.js';

@@ -1,5 +1,7 @@
 import type { V1Deployment } from '@kubernetes/client-node';
-import { CONDITION, type Reason, REASON, type StoredObject, type WorkerPoolStatus } from './resources.js';
+import { CONDITION, type Reason, REASON } from './condition-types.js';
+import type { StoredObject } from './stored-object.js';
+import type { WorkerPoolStatus } from './resource-status.js';
 import { nextConditions, type ConditionInput } from './conditions.js';
 
 /** Why a WorkerPool cannot be deployed as asked; shown as Degraded=True. */

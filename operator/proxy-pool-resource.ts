@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Condition } from './resources.js';
+import type { Condition } from './condition-types.js';
 
 /** A Secret key holding one credential. */
 const SecretValueRef = z.object({ name: z.string().min(1), key: z.string().min(1) }).strict();

@@ -1,4 +1,5 @@
-import { CONDITION, REASON, type ScrapeEngineStatus } from './resources.js';
+import { CONDITION, REASON } from './condition-types.js';
+import type { ScrapeEngineStatus } from './resource-status.js';
 import { nextConditions, type ConditionInput } from './conditions.js';
 import { checkEngine } from './engine-validation.js';
 import type { ReconcileContext } from './reconcile-context.js';

@@ -1,5 +1,8 @@
 import type { V1Deployment } from '@kubernetes/client-node';
-import { LABEL, parseSpec, REASON, type StoredObject, TEMPLATE_HASH_ANNOTATION, type WorkerPoolResource, WorkerPoolSpecSchema } from './resources.js';
+import { LABEL, TEMPLATE_HASH_ANNOTATION } from './labels.js';
+import { parseSpec, type WorkerPoolResource, WorkerPoolSpecSchema } from './spec-schemas.js';
+import { REASON } from './condition-types.js';
+import type { StoredObject } from './stored-object.js';
 import { desiredDeployment, selectorLabels } from './desired-deployment.js';
 import { checkEngine } from './engine-validation.js';
 import { poolStatus, type PoolObservation, type PoolProblem } from './pool-status.js';

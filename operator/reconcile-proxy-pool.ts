@@ -5,7 +5,11 @@ import { parsePoolFile, PoolFileError } from '../lib/proxy-pool/pool-file.js';
 import { nextConditions, stableStringify, type ConditionInput } from './conditions.js';
 import { POOL_FILE_KEY, ProxyPoolSpecSchema, proxyPoolSecretName, type ProxyPoolExit, type ProxyPoolStatus } from './proxy-pool-resource.js';
 import type { ReconcileContext } from './reconcile-context.js';
-import { CONDITION, GROUP_VERSION, LABEL, MANAGED_BY, parseSpec, PROXY_POOL_KIND, REASON, TEMPLATE_HASH_ANNOTATION, type StoredObject } from './resources.js';
+import { CONDITION, REASON } from './condition-types.js';
+import { GROUP_VERSION, PROXY_POOL_KIND } from './api-names.js';
+import { LABEL, MANAGED_BY, TEMPLATE_HASH_ANNOTATION } from './labels.js';
+import { parseSpec } from './spec-schemas.js';
+import type { StoredObject } from './stored-object.js';
 import { statusUpToDate } from './status-write.js';
 
 class MissingSecret extends Error {}

@@ -8,7 +8,8 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { API_GROUP, API_VERSION, MANAGED_SELECTOR, PROXY_POOL_PLURAL, SCRAPE_ENGINE_PLURAL, WORKER_POOL_PLURAL } from './resources.js';
+import { API_GROUP, API_VERSION, PROXY_POOL_PLURAL, SCRAPE_ENGINE_PLURAL, WORKER_POOL_PLURAL } from './api-names.js';
+import { MANAGED_SELECTOR } from './labels.js';
 
 export type WatchedResource = 'scrapeengines' | 'workerpools' | 'proxypools' | 'deployments';
 export type WatchEventType = 'add' | 'update' | 'delete';

@@ -1,5 +1,5 @@
 import type { V1EnvVar } from '@kubernetes/client-node';
-import type { ScrapeEngineResource, WorkerPoolResource } from './resources.js';
+import type { ScrapeEngineResource, WorkerPoolResource } from './spec-schemas.js';
 
 export interface WorkerEnvDefaults {
   /** NATS_URL for engines that do not name one. */

@@ -64,7 +64,7 @@ export async function runJob(engine: Engine, content: ContentRunner, job: Scrape
       target_status: page.status,
       final_url: page.finalUrl,
       content_type: output.contentType,
-      body: output.envelope ? '' : output.body,
+      body: output.body,
       body_encoding: output.bodyEncoding,
       envelope: output.envelope,
       needs_javascript: output.needsJavaScript,

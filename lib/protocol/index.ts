@@ -2,4 +2,4 @@ export * from './engines.js';
 export * from './subjects.js';
 export * from './scrape.js';
 export * from './membership.js';
-export * from './envelope.js';
+export * from './worker-envelope.js';

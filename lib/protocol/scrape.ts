@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AttemptSchema, TimelineStepSchema, WireErrorSchema } from '../errors/index.js';
 import { ScrapeParamsSchema } from '../scrape/params-schema.js';
 import { EngineNameSchema } from './engines.js';
-import { WorkerEnvelopeSchema } from './envelope.js';
+import { WorkerEnvelopeSchema } from './worker-envelope.js';
 
 export const SCRAPE_JOB_TYPE = 'trawler.scrape.job.v1';
 export const SCRAPE_RESULT_TYPE = 'trawler.scrape.result.v1';

@@ -2,7 +2,7 @@ import { ActionsSchema, type Actions } from './actions-schema.js';
 import { NetworkCaptureSchema, type NetworkCapture } from './network-capture-schema.js';
 import { checkProxyUrl, checkTargetUrl, type EgressPolicy } from '../egress/policy.js';
 import { ServiceError } from '../errors/index.js';
-import { validateExtractRules } from '../extract/rules.js';
+import { validateExtractRules } from '../extract/extract-rules.js';
 import { AI_EXTRACT_DATA_KEY, checkAiExtractSchema } from './ai-extract-schema.js';
 import { ScrapeInputSchema, type ScrapeInput } from './fields.js';
 import { invalidParameter } from './issues.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateExtractRules } from '../../lib/extract/rules.js';
+import { validateExtractRules } from '../../lib/extract/extract-rules.js';
 import { processContent } from '../../worker/content/pipeline.js';
 import { fixture, htmlInput } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../lib/errors/index.js';
-import { validateExtractRules } from '../../lib/extract/rules.js';
+import { validateExtractRules } from '../../lib/extract/extract-rules.js';
 import { ContentPool } from '../../worker/content/pool.js';
 import { processContent } from '../../worker/content/pipeline.js';
 import { fixture, htmlInput } from './helpers.js';

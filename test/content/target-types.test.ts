@@ -23,7 +23,7 @@ describe('network_capture', () => {
     input.extras = { network: [{ url: 'https://journal.example.com/api/tides', status: 200 }] };
     const out = processContent(input);
     expect(out.contentType).toBe('application/json');
-    const envelope = JSON.parse(out.body) as Record<string, unknown>;
+    const envelope = out.envelope as unknown as Record<string, unknown>;
     expect(envelope.network).toEqual([{ url: 'https://journal.example.com/api/tides', status: 200 }]);
     expect(envelope.format).toBe('html');
     expect(envelope.content).toBe(fixture('article.html'));
@@ -77,7 +77,7 @@ describe('a binary non-PDF target', () => {
   it('gives its bytes base64 in the envelope with response_format=json', () => {
     const out = processContent(target('image/png', { bodyBase64: PNG_BASE64 }, { response_format: 'json' }));
     expect(out.contentType).toBe('application/json');
-    const envelope = JSON.parse(out.body) as Record<string, unknown>;
+    const envelope = out.envelope as unknown as Record<string, unknown>;
     expect(envelope).toMatchObject({ status: 203, format: null, content: PNG_BASE64, content_encoding: 'base64', metadata: { content_type: 'image/png' } });
     expect(Buffer.from(envelope.content as string, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
   });

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load, loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { ScrapeEngineSpecSchema, WorkerPoolSpecSchema } from '../../operator/resources.js';
+import { ScrapeEngineSpecSchema, WorkerPoolSpecSchema } from '../../operator/spec-schemas.js';
 import { ProxyPoolSpecSchema } from '../../operator/proxy-pool-resource.js';
 import { operatorPermissions, readRepoFile as read, repoRoot as root, withPlaceholders } from './support/chart-text.js';
 

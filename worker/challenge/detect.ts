@@ -1,7 +1,7 @@
 import type { Blocked } from '../../lib/protocol/index.js';
-import { BLOCKING_STATUSES, CHALLENGE_RULES, INTERSTITIAL_MAX_CHARS, type ChallengeInput, type ChallengeRule } from './rules.js';
+import { BLOCKING_STATUSES, CHALLENGE_RULES, INTERSTITIAL_MAX_CHARS, type ChallengeInput, type ChallengeRule } from './challenge-rules.js';
 
-export { CHALLENGE_RULES, type ChallengeRule } from './rules.js';
+export { CHALLENGE_RULES, type ChallengeRule } from './challenge-rules.js';
 
 function contextHolds(rule: ChallengeRule, page: ChallengeInput): boolean {
   if (rule.context === 'any') return true;

@@ -1,4 +1,4 @@
-import type { ValueCast } from '../../lib/extract/rules.js';
+import type { ValueCast } from '../../lib/extract/extract-rules.js';
 
 /**
  * "1,299.50", "1.299,50", "$ 12", "-3", "0.125" -> numbers. With both `.` and `,` the last one is the

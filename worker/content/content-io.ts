@@ -1,7 +1,7 @@
 import type { Screenshot, WorkerEnvelope } from '../../lib/protocol/index.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 
-/** What the content pipeline takes and gives (its own file so envelope.ts and pipeline.ts need not import each other). */
+/** What the content pipeline takes and gives (its own file so build-envelope.ts and pipeline.ts need not import each other). */
 export interface ContentInput {
   page: { finalUrl: string; status: number; mediaType: string; text: string | null; bodyBase64?: string };
   /** Uses response_format, main_content_only, include_tags, exclude_tags, links, autoparse, extract, screenshot. */
@@ -20,7 +20,7 @@ export interface ContentOutput {
   contentType: string;
   body: string;
   bodyEncoding: 'utf8' | 'base64';
-  /** Non-null iff the JSON envelope is answered; `body` is then its JSON text. */
+  /** Non-null iff the JSON envelope is answered; `body` is then empty (the gateway serialises the envelope). */
   envelope: WorkerEnvelope | null;
   extractMs: number;
   /** Content warnings (CONTENT_TRUNCATED, CONTENT_FLATTENED); also inside the envelope. */
@@ -30,6 +30,6 @@ export interface ContentOutput {
    * or undefined when it is the envelope's `content` already (docs/ai-extract.md "What the model reads").
    */
   modelInput?: string;
-  /** A page of the fetch engine that needs JavaScript to show its content (worker/usability.ts). */
+  /** A page of the fetch engine that needs JavaScript to show its content (worker/needs-javascript.ts). */
   needsJavaScript: boolean;
 }

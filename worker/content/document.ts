@@ -1,7 +1,7 @@
 import { load, type CheerioAPI } from 'cheerio';
 import { parseDocument } from 'htmlparser2';
 import { Text, type AnyNode, type Element, type ParentNode } from 'domhandler';
-import { CONTENT_LIMITS } from './limits.js';
+import { CONTENT_LIMITS } from './content-limits.js';
 import { findElements } from './walk.js';
 
 export interface LoadedDocument {

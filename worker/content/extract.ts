@@ -1,10 +1,10 @@
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
-import type { ExtractRules, FieldRule, ValueRule } from '../../lib/extract/rules.js';
+import type { ExtractRules, FieldRule, ValueRule } from '../../lib/extract/extract-rules.js';
 import { coerce } from './coerce.js';
 import { flatText } from './document.js';
 import { markHtmlNamespace } from './html-namespace.js';
-import { CONTENT_LIMITS } from './limits.js';
+import { CONTENT_LIMITS } from './content-limits.js';
 
 export interface ExtractResult {
   data: Record<string, unknown>;

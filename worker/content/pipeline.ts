@@ -3,9 +3,9 @@ import { answersWithEnvelope } from '../../lib/scrape/params.js';
 import type { WorkerEnvelope } from '../../lib/protocol/index.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { ContentInput, ContentOutput } from './content-io.js';
-import { buildEnvelope, type EnvelopeContent } from './envelope.js';
+import { buildEnvelope, type EnvelopeContent } from './build-envelope.js';
 import { renderDocument, servedAsIs, type DocumentFormat } from './render.js';
-import { needsJavaScript } from '../usability.js';
+import { needsJavaScript } from '../needs-javascript.js';
 
 export type { ContentInput, ContentOutput } from './content-io.js';
 
@@ -86,9 +86,9 @@ function outputFor(input: ContentInput, started: number): Omit<ContentOutput, 'n
   const { params, page } = input;
   if (answersWithEnvelope(params)) {
     const envelope = buildEnvelope(input, envelopeContent(input));
-    const body = JSON.stringify(envelope);
     const modelInput = modelMarkdown(input, envelope);
-    return { contentType: 'application/json', body, bodyEncoding: 'utf8', envelope, extractMs: elapsed(started), warnings: envelope.warnings, modelInput };
+    // The envelope travels as an object; the gateway writes its JSON text once, with the fields it adds.
+    return { contentType: 'application/json', body: '', bodyEncoding: 'utf8', envelope, extractMs: elapsed(started), warnings: envelope.warnings, modelInput };
   }
   if (params.response_format === 'pdf') {
     return { contentType: 'application/pdf', body: pdfBody(input), bodyEncoding: 'base64', envelope: null, extractMs: elapsed(started), warnings: [] };
@@ -113,7 +113,7 @@ function modelMarkdown(input: ContentInput, envelope: WorkerEnvelope): string | 
 /**
  * The page is answered as fetched: a bare html (or non-HTML text) document with no selection, no
  * envelope and nothing from a browser. The pipeline then only runs the needs-JavaScript scan, which
- * is linear in the page's length (worker/usability.ts).
+ * is linear in the page's length (worker/needs-javascript.ts).
  */
 export function answersAsFetched(input: ContentInput): input is ContentInput & { page: { text: string } } {
   const { params, page, extras } = input;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { ServiceError } from '../../lib/errors/index.js';
 import { deadline } from '../deadline.js';
-import { POOL_DEFAULTS } from './limits.js';
+import { POOL_DEFAULTS } from './content-limits.js';
 import { answersAsFetched, type ContentInput, type ContentOutput } from './pipeline.js';
 import runContentTask, { type ContentTaskResult } from './pool-task.js';
 

@@ -1,7 +1,7 @@
 import type { CheerioAPI } from 'cheerio';
 import type { Document, Element, ParentNode } from 'domhandler';
 import { ServiceError } from '../../lib/errors/index.js';
-import type { ExtractRules } from '../../lib/extract/rules.js';
+import type { ExtractRules } from '../../lib/extract/extract-rules.js';
 import { selectorProblem } from '../../lib/extract/selectors.js';
 import type { ScrapeParams } from '../../lib/scrape/types.js';
 import { runAutoparse } from './autoparse/index.js';
@@ -9,7 +9,7 @@ import { contentRoot, keepMainContent, keepOnly, removeMatching, removeNeverCont
 import { loadDocument } from './document.js';
 import { markHtmlNamespace, nameDoctypes } from './html-namespace.js';
 import { runExtraction } from './extract.js';
-import { CONTENT_LIMITS } from './limits.js';
+import { CONTENT_LIMITS } from './content-limits.js';
 import { collectLinks } from './links.js';
 import { toMarkdown } from './markdown.js';
 import { emptyMetadata, readMetadata, type PageMetadata } from './metadata/index.js';

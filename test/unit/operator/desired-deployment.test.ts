@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { desiredDeployment, templateHash } from '../../../operator/desired-deployment.js';
-import { ScrapeEngineSpecSchema, WorkerPoolSpecSchema, type ScrapeEngineResource, type WorkerPoolResource } from '../../../operator/resources.js';
+import { ScrapeEngineSpecSchema, WorkerPoolSpecSchema, type ScrapeEngineResource, type WorkerPoolResource } from '../../../operator/spec-schemas.js';
 
 const defaults = { image: 'trawler:0.1.0', natsUrl: 'nats://nats:4222', natsNamespace: 'prod' };
 const meta = (name: string) => ({ name, namespace: 'ns', uid: `uid-${name}`, generation: 1 });

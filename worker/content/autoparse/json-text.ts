@@ -1,4 +1,4 @@
-import { CONTENT_LIMITS } from '../limits.js';
+import { CONTENT_LIMITS } from '../content-limits.js';
 
 /** Deeper JSON than this is dropped: serialising it again (JSON.stringify, structured clone) recurses. */
 const MAX_JSON_DEPTH = 64;

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../lib/errors/index.js';
-import { validateExtractRules } from '../../lib/extract/rules.js';
+import { validateExtractRules } from '../../lib/extract/extract-rules.js';
 import { emptyMetadata } from './metadata/index.js';
 import type { WorkerEnvelope } from '../../lib/protocol/index.js';
 import type { ContentInput } from './content-io.js';

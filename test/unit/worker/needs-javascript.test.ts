@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { needsJavaScript } from '../../../worker/usability.js';
+import { needsJavaScript } from '../../../worker/needs-javascript.js';
 
 /** The check as it was written with backtracking regular expressions: the reference the scans must agree with. */
 function byRegex(html: string): boolean {
