@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { Scope } from '../../lib/store/accounts.js';
 import { BATCH_SUBMISSION_SCHEMA } from '../openapi/batch.js';
+import { CRAWL_SCHEMAS } from '../openapi/crawl.js';
 import { SCRAPE_PARAMETERS_SCHEMA } from '../openapi/scrape.js';
 import { CREATE_SESSION_SCHEMA } from '../openapi/sessions.js';
 import type { JsonSchema } from '../openapi/types.js';
@@ -30,9 +31,11 @@ function scrapeMeta(answer: ApiAnswer): Record<string, unknown> {
   };
 }
 
-/** `/v1/batch/{id}...` with the id from the arguments, encoded so it can only ever be one path segment. */
-function idPath(prefix: '/v1/batch' | '/v1/sessions', args: Record<string, unknown>, suffix = ''): string {
-  const field = prefix === '/v1/batch' ? 'batch_id' : 'session_id';
+/** The id argument each id-taking tool names. */
+const ID_FIELDS = { '/v1/batch': 'batch_id', '/v1/sessions': 'session_id', '/v1/crawl': 'crawl_id' } as const;
+
+/** `/v1/batch/{id}...` with the id from the arguments (`field`, default the prefix's own), encoded so it can only ever be one path segment. */
+function idPath(prefix: keyof typeof ID_FIELDS, args: Record<string, unknown>, suffix = '', field: string = ID_FIELDS[prefix]): string {
   const id = args[field];
   if (typeof id !== 'string' || id === '') throw new ServiceError('ERR::REQUEST::MISSING_PARAMETER', `${field}: required`);
   return `${prefix}/${encodeURIComponent(id)}${suffix}`;
@@ -71,14 +74,33 @@ async function jsonCall(api: CallApi, method: 'GET' | 'POST', path: string, body
   return answer.status >= 400 ? answerProblem(answer) : jsonResult(parseJson(answer));
 }
 
-async function batchResults(args: Record<string, unknown>, api: CallApi): Promise<CallToolResult> {
-  const answer = await api('GET', idPath('/v1/batch', args, `/results${query({ cursor: args.cursor, limit: args.limit, status: args.status })}`));
+/** One page of `GET /v1/batch/{id}/results` (a crawl's id too), or the problem it answered. */
+async function resultsPage(args: Record<string, unknown>, api: CallApi, idField: string): Promise<{ items: unknown[]; next_cursor: string | null } | CallToolResult> {
+  const answer = await api('GET', idPath('/v1/batch', args, `/results${query({ cursor: args.cursor, limit: args.limit, status: args.status })}`, idField));
   if (answer.status >= 400) return answerProblem(answer);
   const items = answer.body.toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown);
-  return jsonResult({ items, next_cursor: answer.headers.get('x-next-cursor') });
+  return { items, next_cursor: answer.headers.get('x-next-cursor') };
+}
+
+async function batchResults(args: Record<string, unknown>, api: CallApi): Promise<CallToolResult> {
+  const page = await resultsPage(args, api, 'batch_id');
+  return 'items' in page ? jsonResult(page) : page;
+}
+
+/** The crawl object, with one page of its results under `results` (docs/mcp.md). */
+async function crawlStatus(args: Record<string, unknown>, api: CallApi): Promise<CallToolResult> {
+  const answer = await api('GET', idPath('/v1/crawl', args));
+  if (answer.status >= 400) return answerProblem(answer);
+  const page = await resultsPage(args, api, 'crawl_id');
+  return 'items' in page ? jsonResult({ ...parseJson(answer), results: page }) : page;
 }
 
 const scrapeFields = SCRAPE_PARAMETERS_SCHEMA.properties as Record<string, JsonSchema>;
+const resultsPaging: Record<string, JsonSchema> = {
+  cursor: { type: 'string', description: 'next_cursor of the previous page' },
+  limit: { type: 'integer', minimum: 1, maximum: 5000, description: 'Items per page (default 500).' },
+  status: { type: 'string', enum: ['succeeded', 'failed', 'cancelled', 'skipped'] },
+};
 const idSchema = (name: string, what: string): JsonSchema => ({ type: 'object', properties: { [name]: { type: 'string', description: what } }, required: [name], additionalProperties: false });
 
 /**
@@ -132,16 +154,36 @@ export function toolSpecs(options: { aiExtract: boolean }): ToolSpec[] {
       scope: 'batch',
       inputSchema: {
         type: 'object',
-        properties: {
-          batch_id: { type: 'string' },
-          cursor: { type: 'string', description: 'next_cursor of the previous page' },
-          limit: { type: 'integer', minimum: 1, maximum: 5000, description: 'Items per page (default 500).' },
-          status: { type: 'string', enum: ['succeeded', 'failed', 'cancelled', 'skipped'] },
-        },
+        properties: { batch_id: { type: 'string' }, ...resultsPaging },
         required: ['batch_id'],
         additionalProperties: false,
       },
       run: batchResults,
+    },
+    {
+      name: 'crawl',
+      title: 'Start crawling a site',
+      description:
+        'Crawl from one URL, following links (and sitemaps) within the rules: limit, max_depth, include_paths/exclude_paths, allow_subdomains, sitemap; `scrape` holds the scrape parameters of every page. Returns the crawl (a batch job); follow it with crawl_status.',
+      scope: 'batch',
+      inputSchema: CRAWL_SCHEMAS.CrawlRequest,
+      run: (args, api) => jsonCall(api, 'POST', '/v1/crawl', args),
+    },
+    {
+      name: 'crawl_status',
+      title: 'Status and results of a crawl',
+      description: 'The crawl: status, progress, what was discovered, queued and skipped; with `results`, one page of finished pages in seq order. Pass results.next_cursor back as cursor for the next page (null: last page).',
+      scope: 'batch',
+      inputSchema: { type: 'object', properties: { crawl_id: { type: 'string', description: 'The id crawl returned.' }, ...resultsPaging }, required: ['crawl_id'], additionalProperties: false },
+      run: crawlStatus,
+    },
+    {
+      name: 'map',
+      title: "List a site's URLs",
+      description: "The site's URLs from its sitemaps, robots.txt and the seed page's links, without scraping them; no credits charged.",
+      scope: 'scrape',
+      inputSchema: CRAWL_SCHEMAS.MapRequest,
+      run: (args, api) => jsonCall(api, 'POST', '/v1/map', args),
     },
     {
       name: 'session_create',

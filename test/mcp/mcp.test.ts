@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../lib/store/accounts.js';
+import { startGeneratedSite, urlset } from '../crawl/generated-site.js';
 import { authed, startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { until } from '../support/poll.js';
@@ -17,7 +18,7 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   [site, model] = await Promise.all([startTargetSite(), startModelServer()]);
-  service = await startEmbedded({ engines: ['fetch'], env: { AI_BASE_URL: model.baseUrl, AI_MODEL: 'm', BATCH_DISPATCH_INTERVAL_MS: '50' } });
+  service = await startEmbedded({ engines: ['fetch'], env: { AI_BASE_URL: model.baseUrl, AI_MODEL: 'm', BATCH_DISPATCH_INTERVAL_MS: '50', DEFAULT_RATE_LIMIT_PER_SECOND: '1000' } });
 });
 afterAll(async () => {
   for (const client of clients) await client.close();
@@ -61,7 +62,7 @@ describe.each([
 
   it('lists the tools with the API\'s own input schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['scrape', 'extract', 'batch_scrape', 'batch_status', 'batch_results', 'session_create', 'session_get', 'session_list', 'session_release']);
+    expect(tools.map((t) => t.name)).toEqual(['scrape', 'extract', 'batch_scrape', 'batch_status', 'batch_results', 'crawl', 'crawl_status', 'map', 'session_create', 'session_get', 'session_list', 'session_release']);
     const scrape = tools.find((t) => t.name === 'scrape')!;
     expect(scrape.inputSchema.required).toEqual(['url']);
     const properties = scrape.inputSchema.properties as Record<string, unknown>;
@@ -134,11 +135,85 @@ describe.each([
   });
 });
 
+describe('crawl and map over Streamable HTTP, on a generated loopback site', () => {
+  it('lists crawl and map with the routes\' own input schemas', async () => {
+    const { tools } = await (await httpClient()).listTools();
+    const crawl = tools.find((t) => t.name === 'crawl')!;
+    expect(crawl.inputSchema.required).toEqual(['url']);
+    expect(Object.keys(crawl.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['url', 'limit', 'max_depth', 'include_paths', 'sitemap', 'scrape', 'concurrency']));
+    expect(tools.find((t) => t.name === 'map')!.inputSchema.properties).toHaveProperty('limit');
+    expect(tools.find((t) => t.name === 'crawl_status')!.inputSchema.required).toEqual(['crawl_id']);
+  });
+
+  it('crawls a site: start, status, then its pages a results page at a time', async () => {
+    const generated = await startGeneratedSite({ pages: { '/': ['/a', '/b'], '/a': ['/', '/c'], '/b': [], '/c': [] } });
+    try {
+      const client = await httpClient();
+      const before = await spent();
+      const started = (await client.callTool({ name: 'crawl', arguments: { url: `${generated.origin}/`, sitemap: 'skip', scrape: { cache: false } } })) as CallToolResult;
+      expect(started.isError, text(started)).toBeFalsy();
+      const id = (started.structuredContent as { id: string }).id;
+      expect(started.structuredContent).toMatchObject({ id: expect.stringMatching(/^[0-9A-Z]{26}$/), crawl: { url: `${generated.origin}/` } });
+      const done = await until(
+        async () => ((await client.callTool({ name: 'crawl_status', arguments: { crawl_id: id, limit: 2 } })) as CallToolResult).structuredContent as Record<string, unknown>,
+        (crawl) => crawl.status === 'completed',
+      );
+      expect(done).toMatchObject({ id, crawl: { queued: 4 } });
+      const first = done.results as { items: Array<{ url: string; status: string }>; next_cursor: string | null };
+      expect(first.items).toHaveLength(2);
+      expect(first.next_cursor).toBeTruthy();
+      const second = ((await client.callTool({ name: 'crawl_status', arguments: { crawl_id: id, cursor: first.next_cursor } })) as CallToolResult).structuredContent as typeof done;
+      const rest = second.results as typeof first;
+      expect(rest.next_cursor).toBeNull();
+      const urls = [...first.items, ...rest.items].map((item) => item.url).sort();
+      expect(urls).toEqual(['/', '/a', '/b', '/c'].map((path) => `${generated.origin}${path}`));
+      expect([...first.items, ...rest.items].every((item) => item.status === 'succeeded')).toBe(true);
+      expect((await spent()) - before).toBe(4_000_000);
+      const missing = (await client.callTool({ name: 'crawl_status', arguments: { crawl_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' } })) as CallToolResult;
+      expect(missing.structuredContent).toMatchObject({ code: 'ERR::REQUEST::NOT_FOUND', retryable: false, status: 404 });
+    } finally {
+      await generated.close();
+    }
+  });
+
+  it('maps a site from its sitemap and links, charging nothing', async () => {
+    const generated = await startGeneratedSite({ robots: 'Sitemap: {origin}/sitemap.xml\n', sitemaps: { '/sitemap.xml': urlset(['/from-sitemap']) }, pages: { '/': ['/linked'], '/linked': [], '/from-sitemap': [] } });
+    try {
+      const client = await httpClient();
+      const before = await spent();
+      const result = (await client.callTool({ name: 'map', arguments: { url: `${generated.origin}/` } })) as CallToolResult;
+      expect(result.isError, text(result)).toBeFalsy();
+      expect((result.structuredContent as { links: string[] }).links).toEqual(expect.arrayContaining([`${generated.origin}/linked`, `${generated.origin}/from-sitemap`]));
+      expect((await spent()) - before).toBe(0);
+    } finally {
+      await generated.close();
+    }
+  });
+
+  it('answers a bad crawl as a tool error naming the field, and checks each tool\'s scope', async () => {
+    const client = await httpClient();
+    const bad = (await client.callTool({ name: 'crawl', arguments: { url: 'http://127.0.0.1/', bogus: 1 } })) as CallToolResult;
+    expect(bad.structuredContent).toMatchObject({ code: 'ERR::REQUEST::INVALID_PARAMETER', retryable: false, status: 400 });
+    expect(text(bad)).toContain('bogus');
+    const { secret: scrapeOnly } = await createApiKey(service.db, { projectId: service.projectId, name: 'scrape only', environment: 'live', scopes: ['scrape'] });
+    const scraper = await httpClient(scrapeOnly);
+    for (const name of ['crawl', 'crawl_status']) {
+      const refused = (await scraper.callTool({ name, arguments: { url: 'http://127.0.0.1/', crawl_id: 'x' } })) as CallToolResult;
+      expect(refused.structuredContent).toMatchObject({ code: 'ERR::AUTH::INSUFFICIENT_SCOPE', retryable: false, status: 403 });
+      expect(text(refused)).toContain('batch');
+    }
+    const { secret: batchOnly } = await createApiKey(service.db, { projectId: service.projectId, name: 'batch only, map', environment: 'live', scopes: ['batch'] });
+    const map = (await (await httpClient(batchOnly)).callTool({ name: 'map', arguments: { url: 'http://127.0.0.1/' } })) as CallToolResult;
+    expect(map.structuredContent).toMatchObject({ code: 'ERR::AUTH::INSUFFICIENT_SCOPE', status: 403 });
+    expect(text(map)).toContain('scrape');
+  });
+});
+
 describe('scopes and keys on /v1/mcp', () => {
   it('lets a key list the tools but refuses a tool outside its scopes, naming the scope', async () => {
     const { secret } = await createApiKey(service.db, { projectId: service.projectId, name: 'batch only', environment: 'live', scopes: ['batch'] });
     const client = await httpClient(secret);
-    expect((await client.listTools()).tools.length).toBe(9);
+    expect((await client.listTools()).tools.length).toBe(12);
     const result = (await client.callTool({ name: 'scrape', arguments: { url: `${site.origin}/` } })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ code: 'ERR::AUTH::INSUFFICIENT_SCOPE', retryable: false, status: 403 });
