@@ -8,6 +8,7 @@ import { answerBody } from '../scrape/answer-body.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
 import { newRecord, planScrape, runScrape } from '../scrape/scrape-loop.js';
 import { discoverLinks } from '../crawl/discovery.js';
+import { awaitHostTurn } from '../crawl/host-pacing.js';
 import { itemParams, parseJobParams } from './item-params.js';
 import type { ItemOutcome } from './lifecycle.js';
 
@@ -35,6 +36,8 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
   try {
     const options: ParseOptions = { projectDefaults: item.job.project_defaults as ProjectDefaults, egressPolicy: context.egressPolicy };
     params = itemParams({ jobParams: item.job.params, overrides: item.overrides, url: item.url }, options, () => sharedJobParams(item.job, options));
+    // A crawl's page waits for its host's turn (per-host delay, robots.txt Crawl-delay).
+    await awaitHostTurn(context, item);
     const planned = await planScrape(context, {
       requestId: item.requestId,
       projectId: item.job.project_id,

@@ -1,19 +1,18 @@
 import { ServiceError } from '../../lib/errors/index.js';
 import { pageLinks } from '../../lib/crawl/links.js';
+import { normalizeUrl } from '../../lib/crawl/normalize.js';
 import type { ScrapeSuccess } from '../../lib/protocol/index.js';
 import { holdBatchItems } from '../../lib/billing/batch-holds.js';
 import { insertItems } from '../../lib/store/batch/items.js';
 import { getJob, TERMINAL_JOB_STATUSES, updateJob } from '../../lib/store/batch/jobs.js';
 import type { ClaimedItem } from '../../lib/store/batch/leases.js';
 import { ledgerAllowanceMicro } from '../../lib/billing/allowance.js';
-import { countCrawlSkips, crawlPageDepth, crawlStopReason, getCrawl, insertCrawlPages, knownCrawlPages, organizationAllowance, skipKey, stopCrawl, type CrawlRow } from '../../lib/store/crawl.js';
+import { claimRedirectTarget, countCrawlSkips, crawlPageDepth, crawlStopReason, insertCrawlPages, knownCrawlPages, organizationAllowance, skipKey, stopCrawl, type CrawlRow } from '../../lib/store/crawl.js';
 import type { Queryable } from '../../lib/store/db.js';
 import type { GatewayContext } from '../context.js';
 import { signalBatchWork } from '../batch/work-signal.js';
+import { crawlOf } from './crawl-of-job.js';
 import { linkFilterOf, sortLinks, type Candidates } from './link-filter.js';
-
-/** The items of one claim share their job row: one crawl lookup per claim and job, none for jobs that are not crawls after the first. */
-const crawlOfJob = new WeakMap<ClaimedItem['job'], Promise<CrawlRow | null>>();
 
 /**
  * After a crawl's page was scraped, and before its result is written: its links, sorted by the
@@ -21,16 +20,32 @@ const crawlOfJob = new WeakMap<ClaimedItem['job'], Promise<CrawlRow | null>>();
  * runs again (a crash before its result was written): pages already queued are not queued twice.
  */
 export async function discoverLinks(context: GatewayContext, item: ClaimedItem, success: ScrapeSuccess): Promise<void> {
-  let lookup = crawlOfJob.get(item.job);
-  if (!lookup) crawlOfJob.set(item.job, (lookup = getCrawl(context.db, item.job.id)));
-  const crawl = await lookup;
-  if (!crawl || crawl.rules.sitemap === 'only') return;
-  const links = linksOf(success);
-  if (links.length === 0) return;
+  const crawl = await crawlOf(context.db, item);
+  if (!crawl) return;
   const depth = await crawlPageDepth(context.db, crawl.job_id, item.seq);
   if (depth === null) return;
+  if (await redirectedToKnownPage(context, crawl, item, success, depth)) return;
+  if (crawl.rules.sitemap === 'only') return;
+  const links = linksOf(success);
+  if (links.length === 0) return;
   const found = sortLinks(links, depth + 1, linkFilterOf(crawl, context.egressPolicy));
   if (await appendPages(context, crawl, item, found, depth + 1)) signalBatchWork(context.db);
+}
+
+/**
+ * The same page reached by redirect (docs/crawl.md "Redirects"): the final URL's key is recorded for
+ * this item, under the job's lock like any queued page. When another item already has that page,
+ * this one counts as a `duplicate` and its links are not followed a second time.
+ */
+async function redirectedToKnownPage({ db }: GatewayContext, crawl: CrawlRow, item: ClaimedItem, success: ScrapeSuccess, depth: number): Promise<boolean> {
+  const finalKey = normalizeUrl(success.final_url, undefined, crawl.rules.ignore_query_parameters);
+  if (finalKey === null || finalKey === normalizeUrl(item.url, undefined, crawl.rules.ignore_query_parameters)) return false;
+  return db.transaction(async (tx) => {
+    await getJob(tx, crawl.job_id, item.job.project_id, true);
+    const duplicate = await claimRedirectTarget(tx, crawl.job_id, item.seq, finalKey, depth);
+    if (duplicate) await countCrawlSkips(tx, crawl.job_id, new Map([[skipKey('duplicate', depth), 1]]));
+    return duplicate;
+  });
 }
 
 function linksOf(success: ScrapeSuccess): string[] {

@@ -15,6 +15,7 @@ import * as openHoldIndexes from './016-open-hold-indexes.js';
 import * as dashboardHardening from './017-dashboard-hardening.js';
 import * as proxyPools from './018-proxy-pools.js';
 import * as crawl from './034-crawl.js';
+import * as crawlPacing from './035-crawl-pacing.js';
 
 export interface Migration {
   version: number;
@@ -41,4 +42,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 17, name: 'dashboard-hardening', up: dashboardHardening.up },
   { version: 18, name: 'proxy-pools', up: proxyPools.up },
   { version: 34, name: 'crawl', up: crawl.up },
+  { version: 35, name: 'crawl-pacing', up: crawlPacing.up },
 ].sort((a, b) => a.version - b.version);
