@@ -12,7 +12,7 @@ import type { Queryable } from '../../lib/store/db.js';
 import type { GatewayContext } from '../context.js';
 import { signalBatchWork } from '../batch/work-signal.js';
 import { crawlOf } from './crawl-of-job.js';
-import { linkFilterOf, sortLinks, type Candidates } from './link-filter.js';
+import { addSkips, linkFilterOf, sortLinks, type Candidates } from './link-filter.js';
 
 /**
  * After a crawl's page was scraped, and before its result is written: its links, sorted by the
@@ -43,7 +43,7 @@ async function redirectedToKnownPage({ db }: GatewayContext, crawl: CrawlRow, it
   return db.transaction(async (tx) => {
     await getJob(tx, crawl.job_id, item.job.project_id, true);
     const duplicate = await claimRedirectTarget(tx, crawl.job_id, item.seq, finalKey, depth);
-    if (duplicate) await countCrawlSkips(tx, crawl.job_id, new Map([[skipKey('duplicate', depth), 1]]));
+    if (duplicate) await countCrawlSkips(tx, crawl.job_id, new Map([[skipKey('duplicate', depth), [finalKey]]]));
     return duplicate;
   });
 }
@@ -58,21 +58,21 @@ async function appendPages({ db, ledger, config: { TEST_MONTHLY_CREDITS: testMon
   return db.transaction(async (tx) => {
     const job = await getJob(tx, crawl.job_id, item.job.project_id, true);
     if (!job || TERMINAL_JOB_STATUSES.includes(job.status) || job.status === 'cancelling') {
-      found.skips.set(skipKey('cancelled', depth), found.keys.length);
+      addSkips(found.skips, skipKey('cancelled', depth), found.keys);
       await countCrawlSkips(tx, crawl.job_id, found.skips);
       return false;
     }
     const known = await knownCrawlPages(tx, crawl.job_id, found.keys);
     const fresh = found.keys.filter((key) => !known.has(key));
-    add(found.skips, skipKey('duplicate', depth), known.size);
+    addSkips(found.skips, skipKey('duplicate', depth), [...known]);
     const total = Number(job.total_items);
     const room = Math.max(0, crawl.rules.limit - total);
     let queued = fresh.slice(0, room);
-    add(found.skips, skipKey('limit', depth), fresh.length - queued.length);
+    addSkips(found.skips, skipKey('limit', depth), fresh.slice(queued.length));
     const stopped = await crawlStopReason(tx, crawl.job_id);
     let reservations: string[] = [];
     if (stopped !== null) {
-      add(found.skips, skipKey('credits', depth), queued.length);
+      addSkips(found.skips, skipKey('credits', depth), queued);
       queued = [];
     } else if (queued.length > 0) {
       try {
@@ -80,7 +80,7 @@ async function appendPages({ db, ledger, config: { TEST_MONTHLY_CREDITS: testMon
       } catch (error) {
         if (!(error instanceof ServiceError) || error.code !== 'ERR::LIMIT::QUOTA_EXCEEDED') throw error;
         await stopCrawl(tx, crawl.job_id, `credits: ${error.detail ?? 'the monthly credit allowance cannot hold more pages'}`);
-        add(found.skips, skipKey('credits', depth), queued.length);
+        addSkips(found.skips, skipKey('credits', depth), queued);
         queued = [];
       }
     }
@@ -92,10 +92,6 @@ async function appendPages({ db, ledger, config: { TEST_MONTHLY_CREDITS: testMon
     await countCrawlSkips(tx, crawl.job_id, found.skips);
     return queued.length > 0;
   });
-}
-
-function add(skips: Map<string, number>, key: string, count: number): void {
-  if (count > 0) skips.set(key, (skips.get(key) ?? 0) + count);
 }
 
 /** The ledger the job's holds are on (its environment's), read now: the organization's allowance may have changed since submission. */

@@ -56,15 +56,21 @@ export async function crawlPageDepth(db: Queryable, jobId: string, seq: number):
   return result.rows[0] ? Number(result.rows[0].depth) : null;
 }
 
-export async function countCrawlSkips(db: Queryable, jobId: string, skips: Map<string, number>): Promise<void> {
-  if (skips.size === 0) return;
-  const rows = [...skips].map(([key, count]) => {
+/**
+ * Counts skipped URLs (keys by `reason@depth`) once per distinct URL in the crawl: a URL already
+ * counted, for any reason, is not counted again. Callers hold the job's lock.
+ */
+export async function countCrawlSkips(db: Queryable, jobId: string, skips: Map<string, string[]>): Promise<void> {
+  const rows = [...skips].flatMap(([key, urls]) => {
     const [reason, depth] = key.split('@');
-    return { reason, depth: Number(depth), count };
+    return urls.map((url_key) => ({ url_key, reason, depth: Number(depth) }));
   });
+  if (rows.length === 0) return;
   await db.query(
-    `INSERT INTO crawl_skips (job_id, reason, depth, count)
-     SELECT $1, x.reason, x.depth, x.count FROM jsonb_to_recordset($2::jsonb) AS x(reason text, depth integer, count bigint)
+    `WITH x AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(url_key text, reason text, depth integer)),
+     fresh AS (INSERT INTO crawl_skipped_urls (job_id, url_key) SELECT DISTINCT $1, url_key FROM x ON CONFLICT DO NOTHING RETURNING url_key)
+     INSERT INTO crawl_skips (job_id, reason, depth, count)
+     SELECT $1, x.reason, x.depth, count(*) FROM x JOIN fresh USING (url_key) GROUP BY x.reason, x.depth
      ON CONFLICT (job_id, reason, depth) DO UPDATE SET count = crawl_skips.count + EXCLUDED.count`,
     [jobId, JSON.stringify(rows)],
   );

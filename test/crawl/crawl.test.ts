@@ -212,6 +212,16 @@ describe('POST /v1/crawl', () => {
     expect((stats.skipped as Json).duplicate).toBe(1);
   });
 
+  it('counts a skipped URL once however many pages link to it', async () => {
+    const away = 'https://elsewhere.invalid/x';
+    site = await startGeneratedSite({ pages: { '/': ['/a', '/b', away], '/a': [away, '/b'], '/b': [away, '/a'] } });
+    const created = await crawl({ url: `${site.origin}/`, sitemap: 'skip', scrape: { cache: false } });
+    const stats = (await crawlDone(created.id as string)).crawl as Json;
+    expect(stats.queued).toBe(3);
+    expect(stats.skipped).toMatchObject({ off_site: 1, duplicate: 2 });
+    expect(stats.discovered).toBe(6);
+  });
+
   it('refuses unknown fields and a url inside scrape, naming them', async () => {
     const unknown = await client.post('/v1/crawl', { url: 'http://127.0.0.1:1/', depth: 3 });
     expect(unknown.status).toBe(400);
