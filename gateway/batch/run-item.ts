@@ -9,6 +9,7 @@ import { answerBody } from '../scrape/answer-body.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
 import { newRecord, planScrape, runScrape } from '../scrape/scrape-loop.js';
 import { discoverLinks } from '../crawl/discovery.js';
+import { awaitHostTurn } from '../crawl/host-pacing.js';
 import { itemParams, parseJobParams } from './item-params.js';
 import type { ItemOutcome } from './lifecycle.js';
 
@@ -43,6 +44,8 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
     const overrides = openParams(context.box, item.overrides, item.sealedOverrides, overridesBinding(item.job.organization_id, item.job.id));
     const jobParams = Object.keys(overrides).length > 0 ? openJobParams(context, item.job) : item.job.params;
     params = itemParams({ jobParams, overrides, url: item.url }, options, () => sharedJobParams(context, item.job, options));
+    // A crawl's page waits for its host's turn (per-host delay, robots.txt Crawl-delay).
+    await awaitHostTurn(context, item);
     const planned = await planScrape(context, {
       requestId: item.requestId,
       projectId: item.job.project_id,

@@ -1,19 +1,18 @@
 import { ServiceError } from '../../lib/errors/index.js';
 import { pageLinks } from '../../lib/crawl/links.js';
+import { normalizeUrl } from '../../lib/crawl/normalize.js';
 import type { ScrapeSuccess } from '../../lib/protocol/index.js';
 import { holdBatchItems } from '../../lib/billing/batch-holds.js';
 import { insertItems } from '../../lib/store/batch/items.js';
 import { getJob, TERMINAL_JOB_STATUSES, updateJob } from '../../lib/store/batch/jobs.js';
 import type { ClaimedItem } from '../../lib/store/batch/leases.js';
 import { ledgerAllowanceMicro } from '../../lib/billing/allowance.js';
-import { countCrawlSkips, crawlPageDepth, crawlStopReason, getCrawl, insertCrawlPages, knownCrawlPages, organizationAllowance, skipKey, stopCrawl, type CrawlRow } from '../../lib/store/crawl.js';
+import { claimRedirectTarget, countCrawlSkips, crawlPageDepth, crawlStopReason, insertCrawlPages, knownCrawlPages, organizationAllowance, skipKey, stopCrawl, type CrawlRow } from '../../lib/store/crawl.js';
 import type { Queryable } from '../../lib/store/db.js';
 import type { GatewayContext } from '../context.js';
 import { signalBatchWork } from '../batch/work-signal.js';
-import { linkFilterOf, sortLinks, type Candidates } from './link-filter.js';
-
-/** The items of one claim share their job row: one crawl lookup per claim and job, none for jobs that are not crawls after the first. */
-const crawlOfJob = new WeakMap<ClaimedItem['job'], Promise<CrawlRow | null>>();
+import { crawlOf } from './crawl-of-job.js';
+import { addSkips, linkFilterOf, sortLinks, type Candidates } from './link-filter.js';
 
 /**
  * After a crawl's page was scraped, and before its result is written: its links, sorted by the
@@ -21,16 +20,32 @@ const crawlOfJob = new WeakMap<ClaimedItem['job'], Promise<CrawlRow | null>>();
  * runs again (a crash before its result was written): pages already queued are not queued twice.
  */
 export async function discoverLinks(context: GatewayContext, item: ClaimedItem, success: ScrapeSuccess): Promise<void> {
-  let lookup = crawlOfJob.get(item.job);
-  if (!lookup) crawlOfJob.set(item.job, (lookup = getCrawl(context.db, item.job.id)));
-  const crawl = await lookup;
-  if (!crawl || crawl.rules.sitemap === 'only') return;
-  const links = linksOf(success);
-  if (links.length === 0) return;
+  const crawl = await crawlOf(context.db, item);
+  if (!crawl) return;
   const depth = await crawlPageDepth(context.db, crawl.job_id, item.seq);
   if (depth === null) return;
+  if (await redirectedToKnownPage(context, crawl, item, success, depth)) return;
+  if (crawl.rules.sitemap === 'only') return;
+  const links = linksOf(success);
+  if (links.length === 0) return;
   const found = sortLinks(links, depth + 1, linkFilterOf(crawl, context.egressPolicy));
   if (await appendPages(context, crawl, item, found, depth + 1)) signalBatchWork(context.db);
+}
+
+/**
+ * The same page reached by redirect (docs/crawl.md "Redirects"): the final URL's key is recorded for
+ * this item, under the job's lock like any queued page. When another item already has that page,
+ * this one counts as a `duplicate` and its links are not followed a second time.
+ */
+async function redirectedToKnownPage({ db }: GatewayContext, crawl: CrawlRow, item: ClaimedItem, success: ScrapeSuccess, depth: number): Promise<boolean> {
+  const finalKey = normalizeUrl(success.final_url, undefined, crawl.rules.ignore_query_parameters);
+  if (finalKey === null || finalKey === normalizeUrl(item.url, undefined, crawl.rules.ignore_query_parameters)) return false;
+  return db.transaction(async (tx) => {
+    await getJob(tx, crawl.job_id, item.job.project_id, true);
+    const duplicate = await claimRedirectTarget(tx, crawl.job_id, item.seq, finalKey, depth);
+    if (duplicate) await countCrawlSkips(tx, crawl.job_id, new Map([[skipKey('duplicate', depth), [finalKey]]]));
+    return duplicate;
+  });
 }
 
 function linksOf(success: ScrapeSuccess): string[] {
@@ -43,21 +58,21 @@ async function appendPages({ db, ledger, config: { TEST_MONTHLY_CREDITS: testMon
   return db.transaction(async (tx) => {
     const job = await getJob(tx, crawl.job_id, item.job.project_id, true);
     if (!job || TERMINAL_JOB_STATUSES.includes(job.status) || job.status === 'cancelling') {
-      found.skips.set(skipKey('cancelled', depth), found.keys.length);
+      addSkips(found.skips, skipKey('cancelled', depth), found.keys);
       await countCrawlSkips(tx, crawl.job_id, found.skips);
       return false;
     }
     const known = await knownCrawlPages(tx, crawl.job_id, found.keys);
     const fresh = found.keys.filter((key) => !known.has(key));
-    add(found.skips, skipKey('duplicate', depth), known.size);
+    addSkips(found.skips, skipKey('duplicate', depth), [...known]);
     const total = Number(job.total_items);
     const room = Math.max(0, crawl.rules.limit - total);
     let queued = fresh.slice(0, room);
-    add(found.skips, skipKey('limit', depth), fresh.length - queued.length);
+    addSkips(found.skips, skipKey('limit', depth), fresh.slice(queued.length));
     const stopped = await crawlStopReason(tx, crawl.job_id);
     let reservations: string[] = [];
     if (stopped !== null) {
-      add(found.skips, skipKey('credits', depth), queued.length);
+      addSkips(found.skips, skipKey('credits', depth), queued);
       queued = [];
     } else if (queued.length > 0) {
       try {
@@ -65,7 +80,7 @@ async function appendPages({ db, ledger, config: { TEST_MONTHLY_CREDITS: testMon
       } catch (error) {
         if (!(error instanceof ServiceError) || error.code !== 'ERR::LIMIT::QUOTA_EXCEEDED') throw error;
         await stopCrawl(tx, crawl.job_id, `credits: ${error.detail ?? 'the monthly credit allowance cannot hold more pages'}`);
-        add(found.skips, skipKey('credits', depth), queued.length);
+        addSkips(found.skips, skipKey('credits', depth), queued);
         queued = [];
       }
     }
@@ -77,10 +92,6 @@ async function appendPages({ db, ledger, config: { TEST_MONTHLY_CREDITS: testMon
     await countCrawlSkips(tx, crawl.job_id, found.skips);
     return queued.length > 0;
   });
-}
-
-function add(skips: Map<string, number>, key: string, count: number): void {
-  if (count > 0) skips.set(key, (skips.get(key) ?? 0) + count);
 }
 
 /** The ledger the job's holds are on (its environment's), read now: the organization's allowance may have changed since submission. */

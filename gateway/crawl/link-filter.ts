@@ -23,8 +23,8 @@ export function linkFilterOf(crawl: { seed_url: string; rules: CrawlRules; robot
 export interface Candidates {
   /** Normalised URLs that passed every rule, in the order found, each once. */
   keys: string[];
-  /** Skips by `reason@depth`. */
-  skips: Map<string, number>;
+  /** Skipped normalised URLs by `reason@depth`. */
+  skips: Map<string, string[]>;
 }
 
 /**
@@ -35,17 +35,14 @@ export interface Candidates {
 export function sortLinks(links: readonly string[], depth: number, filter: LinkFilter): Candidates {
   const seen = new Set<string>();
   const keys: string[] = [];
-  const skips = new Map<string, number>();
-  const skip = (reason: SkipReason) => {
-    const key = skipKey(reason, depth);
-    skips.set(key, (skips.get(key) ?? 0) + 1);
-  };
+  const skips = new Map<string, string[]>();
+  const skip = (reason: SkipReason, url: string) => addSkips(skips, skipKey(reason, depth), [url]);
   for (const link of links) {
     const key = normalizeUrl(link, undefined, filter.rules.ignore_query_parameters);
     if (key === null || seen.has(key)) continue;
     seen.add(key);
     const reason = skipReason(new URL(key), depth, filter);
-    if (reason) skip(reason);
+    if (reason) skip(reason, key);
     else keys.push(key);
   }
   return { keys, skips };
@@ -62,4 +59,8 @@ function skipReason(url: URL, depth: number, filter: LinkFilter): SkipReason | n
   if (url.origin === filter.seed.origin && (filter.robotsUnreachable || (filter.robots !== null && !filter.robots.allowed(url.href)))) return 'robots';
   if (depth > filter.rules.max_depth) return 'depth';
   return null;
+}
+
+export function addSkips(skips: Map<string, string[]>, key: string, urls: string[]): void {
+  if (urls.length > 0) skips.set(key, [...(skips.get(key) ?? []), ...urls]);
 }

@@ -8,7 +8,7 @@ import type { Principal } from '../auth/key-resolver.js';
 import { createJob } from '../batch/service.js';
 import { MAX_ITEMS_PER_CALL, RunControlsSchema } from '../batch/submission.js';
 import type { GatewayContext } from '../context.js';
-import { sortLinks } from './link-filter.js';
+import { addSkips, sortLinks } from './link-filter.js';
 import { surveySite } from './site-survey.js';
 
 const { name, concurrency, priority, max_attempts, credit_budget, webhook_endpoint_id } = RunControlsSchema.shape;
@@ -36,8 +36,8 @@ export async function createCrawl(context: GatewayContext, principal: Principal,
     // Sitemap pages count as one link from the seed.
     const found = sortLinks(fromSitemaps, 1, filter);
     const keys = [seedKey, ...found.keys.filter((key) => key !== seedKey)].slice(0, Math.min(rules.limit, MAX_ITEMS_PER_CALL));
-    const overLimit = found.keys.filter((key) => key !== seedKey).length + 1 - keys.length;
-    if (overLimit > 0) found.skips.set('limit@1', overLimit);
+    const taken = new Set(keys);
+    addSkips(found.skips, 'limit@1', found.keys.filter((key) => !taken.has(key)));
     const submission = {
       ...scrape,
       urls: keys,

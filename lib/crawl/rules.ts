@@ -5,6 +5,8 @@ export const SITEMAP_MODES = ['include', 'skip', 'only'] as const;
 export const MAX_CRAWL_LIMIT = 100_000;
 const MAX_PATTERNS = 100;
 const MAX_PATTERN_CHARS = 512;
+/** The longest spacing between two requests to one host a crawl asks for or takes from `Crawl-delay`. */
+export const MAX_HOST_DELAY_MS = 60_000;
 
 const patterns = z.array(storableString().min(1).max(MAX_PATTERN_CHARS)).max(MAX_PATTERNS);
 
@@ -19,6 +21,8 @@ export const CrawlRulesSchema = z.strictObject({
   ignore_query_parameters: z.boolean().default(false),
   sitemap: z.enum(SITEMAP_MODES).default('include'),
   ignore_robots_txt: z.boolean().default(false),
+  /** Least time between the starts of two requests to one host (Crawlee's `sameDomainDelaySecs`, in ms); robots.txt `Crawl-delay` raises it. */
+  delay_ms: z.number().int().min(0).max(MAX_HOST_DELAY_MS).default(0),
 });
 export type CrawlRules = z.infer<typeof CrawlRulesSchema>;
 

@@ -56,15 +56,21 @@ export async function crawlPageDepth(db: Queryable, jobId: string, seq: number):
   return result.rows[0] ? Number(result.rows[0].depth) : null;
 }
 
-export async function countCrawlSkips(db: Queryable, jobId: string, skips: Map<string, number>): Promise<void> {
-  if (skips.size === 0) return;
-  const rows = [...skips].map(([key, count]) => {
+/**
+ * Counts skipped URLs (keys by `reason@depth`) once per distinct URL in the crawl: a URL already
+ * counted, for any reason, is not counted again. Callers hold the job's lock.
+ */
+export async function countCrawlSkips(db: Queryable, jobId: string, skips: Map<string, string[]>): Promise<void> {
+  const rows = [...skips].flatMap(([key, urls]) => {
     const [reason, depth] = key.split('@');
-    return { reason, depth: Number(depth), count };
+    return urls.map((url_key) => ({ url_key, reason, depth: Number(depth) }));
   });
+  if (rows.length === 0) return;
   await db.query(
-    `INSERT INTO crawl_skips (job_id, reason, depth, count)
-     SELECT $1, x.reason, x.depth, x.count FROM jsonb_to_recordset($2::jsonb) AS x(reason text, depth integer, count bigint)
+    `WITH x AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(url_key text, reason text, depth integer)),
+     fresh AS (INSERT INTO crawl_skipped_urls (job_id, url_key) SELECT DISTINCT $1, url_key FROM x ON CONFLICT DO NOTHING RETURNING url_key)
+     INSERT INTO crawl_skips (job_id, reason, depth, count)
+     SELECT $1, x.reason, x.depth, count(*) FROM x JOIN fresh USING (url_key) GROUP BY x.reason, x.depth
      ON CONFLICT (job_id, reason, depth) DO UPDATE SET count = crawl_skips.count + EXCLUDED.count`,
     [jobId, JSON.stringify(rows)],
   );
@@ -80,7 +86,7 @@ export interface CrawlCounts {
 }
 
 export async function crawlCounts(db: Queryable, jobId: string): Promise<CrawlCounts> {
-  const pages = await db.query<{ depth: number; n: string }>(`SELECT depth, count(*) AS n FROM crawl_pages WHERE job_id = $1 GROUP BY depth ORDER BY depth`, [jobId]);
+  const pages = await db.query<{ depth: number; n: string }>(`SELECT depth, count(*) AS n FROM crawl_pages WHERE job_id = $1 AND seq >= 0 GROUP BY depth ORDER BY depth`, [jobId]);
   const skips = await db.query<{ reason: string; depth: number; count: string }>(`SELECT reason, depth, count FROM crawl_skips WHERE job_id = $1 ORDER BY reason, depth`, [jobId]);
   return {
     pagesByDepth: pages.rows.map((row) => ({ depth: Number(row.depth), queued: Number(row.n) })),
@@ -98,4 +104,30 @@ export async function organizationAllowance(db: Queryable, organizationId: strin
   const result = await db.query<{ created_at: Date; monthly_credits_micro: string }>(`SELECT created_at, monthly_credits_micro FROM organizations WHERE id = $1`, [organizationId]);
   const row = result.rows[0];
   return row ? { created_at: row.created_at, monthly_credits_micro: Number(row.monthly_credits_micro) } : null;
+}
+
+/**
+ * Takes the next turn to request `host` in this crawl, `delayMs` after the previous turn, in one
+ * atomic upsert (every gateway's turns queue on the same row). Answers how long to wait for it.
+ */
+export async function claimHostTurn(db: Queryable, jobId: string, host: string, delayMs: number): Promise<number> {
+  const result = await db.query<{ wait_ms: string }>(
+    `INSERT INTO crawl_host_turns AS t (job_id, host, next_at) VALUES ($1, $2, clock_timestamp() + $3::bigint * interval '1 millisecond')
+     ON CONFLICT (job_id, host) DO UPDATE SET next_at = GREATEST(t.next_at, clock_timestamp()) + $3::bigint * interval '1 millisecond'
+     RETURNING GREATEST(0, EXTRACT(EPOCH FROM (t.next_at - clock_timestamp())) * 1000 - $3::bigint) AS wait_ms`,
+    [jobId, host, delayMs],
+  );
+  return Math.ceil(Number(result.rows[0]?.wait_ms ?? 0));
+}
+
+/**
+ * Records that the page queued as item `seq` answered from `finalKey` (a redirect). True when
+ * another item already has that page: this one is then a duplicate. The alias row takes the
+ * negative seq `-(seq + 1)` so a retry of the same item finds its own row again.
+ */
+export async function claimRedirectTarget(db: Queryable, jobId: string, seq: number, finalKey: string, depth: number): Promise<boolean> {
+  const aliasSeq = -(seq + 1);
+  await db.query(`INSERT INTO crawl_pages (job_id, url_key, seq, depth) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [jobId, finalKey, aliasSeq, depth]);
+  const owner = await db.query<{ seq: string }>(`SELECT seq FROM crawl_pages WHERE job_id = $1 AND url_key = $2`, [jobId, finalKey]);
+  return Number(owner.rows[0]?.seq) !== aliasSeq;
 }

@@ -43,6 +43,12 @@ function fetchedTwice(s: GeneratedSite): string[] {
   return [...s.hits].filter(([path, n]) => n > 1 && !path.includes('robots') && !path.includes('sitemap')).map(([path]) => path);
 }
 
+/** Milliseconds between consecutive page requests the site received, robots.txt and sitemaps excluded. */
+function pageGaps(s: GeneratedSite): number[] {
+  const times = s.arrivals.filter(({ path }) => !path.includes('robots') && !path.includes('sitemap')).map(({ at }) => at);
+  return times.slice(1).map((at, index) => at - times[index]);
+}
+
 describe('POST /v1/crawl', () => {
   it('follows links on the site, one page once whatever its spelling, and counts what it skipped and why', async () => {
     site = await startGeneratedSite({
@@ -175,6 +181,45 @@ describe('POST /v1/crawl', () => {
     } finally {
       for (const row of rows) await service.db.query(`UPDATE organizations SET monthly_credits_micro = $2 WHERE id = $1`, [row.id, row.monthly_credits_micro]);
     }
+  });
+
+  it('spaces the requests to one host by delay_ms across concurrent items (the site\'s own arrival log)', async () => {
+    site = await startGeneratedSite({ pages: { '/': ['/p1', '/p2', '/p3', '/p4'], '/p1': [], '/p2': [], '/p3': [], '/p4': [] } });
+    const created = await crawl({ url: `${site.origin}/`, sitemap: 'skip', concurrency: 5, delay_ms: 400, scrape: { cache: false } });
+    const done = await crawlDone(created.id as string);
+    expect((done.progress as Json).succeeded).toBe(5);
+    expect((done.crawl as Json).rules).toMatchObject({ delay_ms: 400 });
+    // Half the delay as the bound: the gateway spaces the starts; the site sees them a little later or earlier.
+    expect(pageGaps(site).every((gap) => gap >= 200), JSON.stringify(pageGaps(site))).toBe(true);
+  });
+
+  it('applies the seed host\'s robots.txt Crawl-delay to its pages', async () => {
+    site = await startGeneratedSite({ robots: 'User-agent: *\nCrawl-delay: 1\n', pages: { '/': ['/p1', '/p2'], '/p1': [], '/p2': [] } });
+    const created = await crawl({ url: `${site.origin}/`, sitemap: 'skip', concurrency: 5, scrape: { cache: false } });
+    expect(((await crawlDone(created.id as string)).progress as Json).succeeded).toBe(3);
+    expect(pageGaps(site).every((gap) => gap >= 500), JSON.stringify(pageGaps(site))).toBe(true);
+  });
+
+  it('recognises a page reached by redirect: a later link to it is a duplicate and it is fetched once', async () => {
+    site = await startGeneratedSite({ redirects: { '/old': '/b' }, pages: { '/': ['/old'], '/b': ['/d'], '/d': ['/b'] } });
+    const origin = site.origin;
+    const created = await crawl({ url: `${origin}/`, sitemap: 'skip', scrape: { cache: false } });
+    const done = await crawlDone(created.id as string);
+    expect(await scrapedUrls(created.id as string)).toEqual([`${origin}/`, `${origin}/d`, `${origin}/old`]);
+    expect(site.hits.get('/b')).toBe(1);
+    const stats = done.crawl as Json;
+    expect(stats.queued).toBe(3);
+    expect((stats.skipped as Json).duplicate).toBe(1);
+  });
+
+  it('counts a skipped URL once however many pages link to it', async () => {
+    const away = 'https://elsewhere.invalid/x';
+    site = await startGeneratedSite({ pages: { '/': ['/a', '/b', away], '/a': [away, '/b'], '/b': [away, '/a'] } });
+    const created = await crawl({ url: `${site.origin}/`, sitemap: 'skip', scrape: { cache: false } });
+    const stats = (await crawlDone(created.id as string)).crawl as Json;
+    expect(stats.queued).toBe(3);
+    expect(stats.skipped).toMatchObject({ off_site: 1, duplicate: 2 });
+    expect(stats.discovered).toBe(6);
   });
 
   it('refuses unknown fields and a url inside scrape, naming them', async () => {

@@ -5,6 +5,8 @@ export interface GeneratedSite {
   origin: string;
   /** Requests per path (query included), to show no page was fetched twice. */
   hits: Map<string, number>;
+  /** Every request in arrival order with the site's own clock (ms), robots.txt and sitemaps included. */
+  arrivals: { path: string; at: number }[];
   close(): Promise<void>;
 }
 
@@ -14,22 +16,28 @@ export interface SitePlan {
   robots?: string | { status: number };
   /** path -> sitemap XML (a `.gz` path is served gzipped). */
   sitemaps?: Record<string, string>;
+  /** path -> where it answers 301 to. */
+  redirects?: Record<string, string>;
 }
 
 /** A site on 127.0.0.1 from a plan: `{origin}` in any text becomes the site's origin. */
 export async function startGeneratedSite(plan: SitePlan): Promise<GeneratedSite> {
   const hits = new Map<string, number>();
+  const arrivals: { path: string; at: number }[] = [];
   let origin = '';
   const server: Server = createServer((req, res) => {
     const url = req.url ?? '/';
     hits.set(url, (hits.get(url) ?? 0) + 1);
     const path = url.split('?')[0];
+    arrivals.push({ path: url, at: performance.now() });
     const fill = (text: string) => text.replaceAll('{origin}', origin);
     if (path === '/robots.txt') {
       if (plan.robots === undefined) return void res.writeHead(404).end();
       if (typeof plan.robots !== 'string') return void res.writeHead(plan.robots.status).end();
       return void res.writeHead(200, { 'content-type': 'text/plain' }).end(fill(plan.robots));
     }
+    const redirect = plan.redirects?.[path];
+    if (redirect !== undefined) return void res.writeHead(301, { location: redirect }).end();
     const sitemap = plan.sitemaps?.[path];
     if (sitemap !== undefined) {
       const xml = Buffer.from(fill(sitemap));
@@ -47,6 +55,7 @@ export async function startGeneratedSite(plan: SitePlan): Promise<GeneratedSite>
   return {
     origin,
     hits,
+    arrivals,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());

@@ -104,7 +104,7 @@ describe('the dashboard as a daily tool, in Chromium', { timeout: 180_000 }, () 
     await page.locator('select[name="response_format"]').selectOption('json');
     await page.getByRole('button', { name: 'Run scrape' }).click();
     await page.getByRole('tab', { name: 'JSON' }).waitFor(WAIT);
-    expect(await page.locator('pre.preview-text').innerText()).toContain('## Hello from the target');
+    expect(await page.locator('pre.preview-text').innerText()).toContain('# Hello from the target');
     await page.getByRole('tab', { name: 'JSON' }).click();
     expect(await page.locator('pre.preview-text').innerText()).toContain('"credits_charged"');
     await page.getByRole('tab', { name: 'Headers' }).click();

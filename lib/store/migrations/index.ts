@@ -16,6 +16,7 @@ import * as dashboardHardening from './017-dashboard-hardening.js';
 import * as proxyPools from './018-proxy-pools.js';
 import * as sealedBatchParams from './019-sealed-batch-params.js';
 import * as crawl from './034-crawl.js';
+import * as crawlPacing from './035-crawl-pacing.js';
 
 export interface Migration {
   version: number;
@@ -43,4 +44,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 18, name: 'proxy-pools', up: proxyPools.up },
   { version: 19, name: 'sealed-batch-params', up: sealedBatchParams.up },
   { version: 34, name: 'crawl', up: crawl.up },
+  { version: 35, name: 'crawl-pacing', up: crawlPacing.up },
 ].sort((a, b) => a.version - b.version);
