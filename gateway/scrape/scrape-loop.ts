@@ -70,6 +70,7 @@ export async function planScrape(context: GatewayContext, request: LoopRequest, 
   record.warnings.push(...parameterWarnings(params));
   if (admitted && params.session_id === null) {
     record.plan = admitted;
+    record.exitRequest = exitRequestOf(context.exitPool, params, null);
     return { request, plan: admitted, session: null };
   }
   // session_id is checked before any work (404/410 at 0 credits); the session pins the engine.
