@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedService } from '../support/embedded.js';
+import { createOrganization, createProject } from '../../lib/store/accounts.js';
+import { keyFor } from '../support/accounts.js';
 import { BatchClient, ledger, startBatchService, type Json } from '../batch/helpers.js';
 import { sitemapIndex, startGeneratedSite, urlset, type GeneratedSite } from './generated-site.js';
 
@@ -166,21 +168,22 @@ describe('POST /v1/crawl', () => {
     const pages: Record<string, string[]> = { '/': Array.from({ length: 20 }, (_, i) => `/m${i}`) };
     for (let i = 0; i < 20; i += 1) pages[`/m${i}`] = [];
     site = await startGeneratedSite({ pages });
-    const { rows } = await service.db.query<{ id: string; monthly_credits_micro: string }>(`SELECT id, monthly_credits_micro FROM organizations`);
-    const now = await ledger(service);
-    // Room for the seed and a few more pages, not for the 20 the seed links to.
-    await service.db.query(`UPDATE organizations SET monthly_credits_micro = $1`, [now.spent + now.reserved + 5_000_000]);
-    try {
-      const done = await crawlDone((await crawl({ url: `${site.origin}/`, sitemap: 'skip', scrape: { cache: false } })).id as string);
-      expect(done.status).toBe('completed');
-      expect((done.progress as Json).succeeded).toBe(1);
-      const stats = done.crawl as Json;
-      expect(stats.stopped_reason).toMatch(/^credits: /);
-      expect((stats.skipped as Json).credits).toBe(20);
-      expect(site.hits.has('/m0')).toBe(false);
-    } finally {
-      for (const row of rows) await service.db.query(`UPDATE organizations SET monthly_credits_micro = $2 WHERE id = $1`, [row.id, row.monthly_credits_micro]);
-    }
+    // An organization of its own with room for the seed and a few more pages, not for the 20 the seed
+    // links to: holds that earlier tests' items give back later cannot widen its allowance.
+    const organization = await createOrganization(service.db, 'crawl-allowance', { monthlyCreditsMicro: 5_000_000, rateLimitPerSecond: 1000, concurrencyLimit: 4 });
+    const project = await createProject(service.db, organization.id, 'crawl-allowance');
+    const own = new BatchClient(service, await keyFor(service.db, project.id, ['batch', 'scrape']));
+    const response = await own.post('/v1/crawl', { url: `${site.origin}/`, sitemap: 'skip', scrape: { cache: false } });
+    const created = (await response.json()) as Json;
+    expect(response.status, JSON.stringify(created)).toBe(202);
+    await own.waitTerminal(created.id as string);
+    const done = (await (await own.get(`/v1/crawl/${created.id as string}`)).json()) as Json;
+    expect(done.status).toBe('completed');
+    expect((done.progress as Json).succeeded).toBe(1);
+    const stats = done.crawl as Json;
+    expect(stats.stopped_reason).toMatch(/^credits: /);
+    expect((stats.skipped as Json).credits).toBe(20);
+    expect(site.hits.has('/m0')).toBe(false);
   });
 
   it('spaces the requests to one host by delay_ms across concurrent items (the site\'s own arrival log)', async () => {
