@@ -1,20 +1,7 @@
 import { api } from '../api.js';
 import { badge, h, table, when } from '../dom.js';
 import { section, type Page } from '../shell.js';
-
-interface ExitStatus {
-  key: string;
-  tier: string;
-  country: string | null;
-  region: string | null;
-  provider: string | null;
-  endpoint: string;
-  successes: number;
-  failures: number;
-  bans: number;
-  state: string;
-  cooldown_until: string | null;
-}
+import type { ExitStatus } from '../../../lib/proxy-pool/exit-pool.js';
 
 interface ProxyExits {
   configured: boolean;
