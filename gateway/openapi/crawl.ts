@@ -1,4 +1,4 @@
-import { SKIP_REASONS } from '../../lib/crawl/rules.js';
+import { SKIP_REASONS } from '../../lib/crawl/crawl-rules.js';
 import { CrawlBodySchema } from '../crawl/service.js';
 import { MapBodySchema } from '../crawl/map.js';
 import { BATCH_JOB_SCHEMA } from './batch.js';
