@@ -9,6 +9,8 @@ export interface GeneratedSite {
   arrivals: { path: string; at: number }[];
   /** The most page requests this site had in flight at once (robots.txt and sitemaps excluded). */
   peakInFlight(): number;
+  /** Answers the pages `heldPaths` kept waiting, and every later one at once. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -22,6 +24,8 @@ export interface SitePlan {
   redirects?: Record<string, string>;
   /** Pages answer only after this long (to have requests overlap). */
   pageDelayMs?: number;
+  /** Pages that answer only once the test calls `release()` (a state the test controls). */
+  heldPaths?: (path: string) => boolean;
 }
 
 /** A site on 127.0.0.1 from a plan: `{origin}` in any text becomes the site's origin. */
@@ -31,6 +35,8 @@ export async function startGeneratedSite(plan: SitePlan): Promise<GeneratedSite>
   let origin = '';
   let inFlight = 0;
   let peak = 0;
+  let released = false;
+  const waiting: Array<() => void> = [];
   const server: Server = createServer(async (req, res) => {
     const url = req.url ?? '/';
     hits.set(url, (hits.get(url) ?? 0) + 1);
@@ -50,6 +56,7 @@ export async function startGeneratedSite(plan: SitePlan): Promise<GeneratedSite>
       return void res.writeHead(200, { 'content-type': 'application/xml' }).end(path.endsWith('.gz') ? gzipSync(xml) : xml);
     }
     const links = plan.pages[path] ?? plan.pages[path.replace(/\/$/, '')];
+    if (!released && plan.heldPaths?.(path)) await new Promise<void>((resolve) => waiting.push(resolve));
     if (plan.pageDelayMs !== undefined) {
       inFlight += 1;
       peak = Math.max(peak, inFlight);
@@ -69,6 +76,10 @@ export async function startGeneratedSite(plan: SitePlan): Promise<GeneratedSite>
     hits,
     arrivals,
     peakInFlight: () => peak,
+    release: () => {
+      released = true;
+      for (const resolve of waiting.splice(0)) resolve();
+    },
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
