@@ -30,7 +30,7 @@ const BRANCHING = 4;
 
 /** Page i links to its children 4i+1..4i+4 (a tree of depth 6 for 5,000 pages), its parent, the home page and a disallowed path. */
 function pageHtml(i: number): string {
-  const links = [0, Math.floor((i - 1) / BRANCHING)];
+  const links = i === 0 ? [] : [0, Math.floor((i - 1) / BRANCHING)];
   for (let child = BRANCHING * i + 1; child <= BRANCHING * i + BRANCHING && child < PAGES; child += 1) links.push(child);
   const anchors = links.map((n) => `<a href="${n === 0 ? '/' : `/p/${n}`}">page ${n}</a>`).join(' ');
   return `<!doctype html><html><head><title>Page ${i}</title></head><body><h1>Page ${i}</h1><p>${'Some text of the page. '.repeat(40)}</p>${anchors} <a href="/private/${i}">private</a></body></html>`;
