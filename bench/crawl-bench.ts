@@ -100,13 +100,14 @@ async function call(api: Api, path: string, body?: unknown): Promise<Response> {
 async function trawlerCrawl(api: Api, site: Site): Promise<Crawled> {
   const began = performance.now();
   const crawl = (await (await call(api, '/v1/crawl', { url: `${site.origin}/`, limit: 100_000, max_depth: 10, concurrency: CONCURRENCY, scrape: { cache: false } })).json()) as { id: string };
+  let polls = 0;
   for (;;) {
     const state = (await (await call(api, `/v1/crawl/${crawl.id}`)).json()) as { status: string; progress: Record<string, number> };
     if (['completed', 'failed', 'cancelled'].includes(state.status)) {
-      const seconds = (performance.now() - began) / 1000;
       if (state.status !== 'completed' || state.progress.failed > 0) throw new Error(`crawl ended ${state.status}: ${JSON.stringify(state.progress)}`);
       break;
     }
+    if (++polls % 40 === 0) console.error(`trawler crawl: ${state.progress.completed}/${state.progress.total} pages done`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const seconds = (performance.now() - began) / 1000;
@@ -130,6 +131,7 @@ async function crawleeCrawl(site: Site): Promise<Crawled> {
         respectRobotsTxtFile: true,
         requestHandler: async ({ request, enqueueLinks }) => {
           pages.add(new URL(request.loadedUrl ?? request.url).pathname);
+          if (pages.size % 500 === 0) console.error(`crawlee: ${pages.size} pages done`);
           await enqueueLinks({ strategy: 'same-hostname' });
         },
       },
