@@ -170,6 +170,7 @@ async function main(): Promise<void> {
           'pages/s': (measured.value.pages.size / measured.value.seconds).toFixed(1),
           'RSS MB start / peak / end': `${measured.startMb.toFixed(0)} / ${measured.peakMb.toFixed(0)} / ${measured.endMb.toFixed(0)}`,
         });
+        console.error(`${side}: ${JSON.stringify(rows.at(-1))}`);
       }
     }
   } finally {
