@@ -125,6 +125,8 @@ async function crawleeCrawl(site: Site): Promise<Crawled> {
     const pages = new Set<string>();
     const crawler = new CheerioCrawler(
       {
+        // The same concurrency as Trawler's, held: Crawlee's autoscaling would otherwise lower it on a busy machine (Trawler's does not move).
+        minConcurrency: CONCURRENCY,
         maxConcurrency: CONCURRENCY,
         maxRequestsPerCrawl: 100_000,
         maxRequestRetries: 0,
