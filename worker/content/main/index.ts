@@ -4,7 +4,6 @@ import { flatText } from '../document.js';
 import { parsedCopy } from '../parsed-copy.js';
 import { findElements } from '../walk.js';
 import { readabilityArticle } from './article.js';
-import { dropUnlikelyBlocks } from './block-model.js';
 import { buildPage, refillBody, type AttributeSet } from './dom.js';
 import { chooseHeadline, type HeadlineSource } from './headline.js';
 import { proseBlocks } from './fallback.js';
@@ -91,8 +90,7 @@ export function selectMainContent(body: ParentNode, head: AnyNode[], headlines: 
     articleText = normalised(article.content.textContent ?? '');
     if (articleText.length >= MIN_ARTICLE_CHARS || articleText.length >= chars(body.children) / 3) {
       const headline = chooseHeadline(headlines, articleText, article.title);
-      const kept = dropNoiseParagraphs(withHeadline(article.content, articleText, headline, headlines.h1s));
-      return { nodes: dropUnlikelyBlocks(kept, body), source: 'article' };
+      return { nodes: dropNoiseParagraphs(withHeadline(article.content, articleText, headline, headlines.h1s)), source: 'article' };
     }
   }
   const prose = proseBlocks(body);

@@ -27,7 +27,7 @@ const MAX_RIGHTS_LINE = 150;
 const MAX_DROPPED_SHARE = 0.5;
 
 /** A paragraph goes with its block when it is the whole of it, else by its own lines (text and <br>). */
-export function removeParagraphs(list: Paragraph[]): void {
+function remove(list: Paragraph[]): void {
   for (const paragraph of list) {
     if (!paragraph.whole) {
       for (const node of paragraph.nodes) detach(node, paragraph.owner);
@@ -60,8 +60,8 @@ export function dropNoiseParagraphs(nodes: AnyNode[]): AnyNode[] {
   // the noise rules are held back when they would take over half of the article's text.
   const total = list.slice(0, end).reduce((sum, paragraph) => sum + paragraph.text.length, 0);
   const dropped = noise.reduce((sum, paragraph) => sum + paragraph.text.length, 0);
-  removeParagraphs(list.slice(end).filter((paragraph) => paragraph.owner !== root));
-  if (dropped <= total * MAX_DROPPED_SHARE) removeParagraphs(noise);
+  remove(list.slice(end).filter((paragraph) => paragraph.owner !== root));
+  if (dropped <= total * MAX_DROPPED_SHARE) remove(noise);
   for (const child of root.children) child.parent = null;
   return root.children;
 }
