@@ -41,7 +41,7 @@ export async function startGeneratedSite(plan: SitePlan): Promise<GeneratedSite>
     const url = req.url ?? '/';
     hits.set(url, (hits.get(url) ?? 0) + 1);
     const path = url.split('?')[0];
-    arrivals.push({ path: url, at: performance.now() });
+    arrivals.push({ path: url, at: Date.now() });
     const fill = (text: string) => text.replaceAll('{origin}', origin);
     if (path === '/robots.txt') {
       if (plan.robots === undefined) return void res.writeHead(404).end();
