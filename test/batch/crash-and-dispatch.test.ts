@@ -20,7 +20,7 @@ beforeAll(async () => {
   ]);
   await service.gateway.batchDispatcher.stop(0);
   client = new BatchClient(service);
-  dispatcher = startBatchDispatcher(service.gateway.context, { owner: 'replica-b', autoStart: false });
+  dispatcher = startBatchDispatcher(service.gateway.context, { owner: 'replica-b', driven: 'tick' });
 });
 afterAll(async () => {
   await dispatcher?.stop(1000);
