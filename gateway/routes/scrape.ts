@@ -76,7 +76,7 @@ async function handleScrape(context: GatewayContext, scope: Scope, req: Request,
     const { slot, hold } = admission;
     params = admission.params;
     try {
-      success = await performScrape(context, { requestId: res.locals.requestId, principal, params, plan: admission.plan, receivedAt: res.locals.receivedAt, hold });
+      success = await performScrape(context, { requestId: res.locals.requestId, principal, params, priced: admission.priced, receivedAt: res.locals.receivedAt, hold });
     } finally {
       await slot.release();
     }
