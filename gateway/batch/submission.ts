@@ -6,7 +6,7 @@ import { BATCH_SPLIT_HINT } from '../middleware/json-body.js';
 import type { Deployment } from '../../lib/scrape/engine-selection.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
 import type { ParseOptions, ProjectDefaults } from '../../lib/scrape/params.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import { planAndPrice, type PlanContext } from '../scrape/plan-and-price.js';
 import { itemParams, parseJobParams } from './item-params.js';
 

@@ -3,7 +3,7 @@ import { toServiceError, type ServiceError } from '../../lib/errors/index.js';
 import { newId } from '../../lib/ids.js';
 import { isCacheable } from '../../lib/scrape/cache-policy.js';
 import { parseScrapeBody, parseScrapeQuery, type ProjectDefaults } from '../../lib/scrape/params.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import { periodStartDate } from '../../lib/store/allowance-period.js';
 import type { Scope } from '../../lib/store/accounts.js';
 import type { Hold, HoldRequest } from '../../lib/store/credits.js';

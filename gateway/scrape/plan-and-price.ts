@@ -1,6 +1,6 @@
 import { checkMaxCost } from '../../lib/billing/cost.js';
 import { planEngines, withoutClimb, type Deployment, type EnginePlan } from '../../lib/scrape/engine-selection.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { SessionRecord } from '../../lib/store/sessions/index.js';
 
 /** A scrape's route and price, decided before anything is spent. */

@@ -3,7 +3,7 @@ import { SCRAPE_JOB_TYPE, type EngineName, type JobExit, type ScrapeJob, type Sc
 import { engineCostMicro, isBillableStatus } from '../../lib/billing/cost.js';
 import type { EnginePlan } from '../../lib/scrape/engine-selection.js';
 import { parameterWarnings } from '../../lib/scrape/params.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { SessionRecord } from '../../lib/store/sessions/index.js';
 import type { GatewayContext } from '../context.js';
 import { dispatchJob } from './dispatch.js';

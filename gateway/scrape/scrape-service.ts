@@ -2,7 +2,7 @@ import { ServiceError, toServiceError } from '../../lib/errors/index.js';
 import { countFinishedScrape } from '../metrics.js';
 import type { ScrapeSuccess } from '../../lib/protocol/index.js';
 import { isCacheable } from '../../lib/scrape/cache-policy.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { Principal } from '../auth/key-resolver.js';
 import type { GatewayContext } from '../context.js';
 import type { ScrapeHold } from './scrape-hold.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NetworkCaptureSchema } from '../../lib/scrape/network-capture-schema.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import { processContent, type ContentInput } from '../../worker/content/pipeline.js';
 import { fixture, htmlInput } from './helpers.js';
 
