@@ -6,7 +6,7 @@ import type { DispatcherHooks } from '../../gateway/batch/dispatcher-hooks.js';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { until } from '../support/poll.js';
 import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
-import { BATCH_ENV, BatchClient, isTerminal, ledger, ledgerOnceReleased, PATIENT_HEARTBEAT_ENV, SLOW_MACHINE_MS, waitForWorker, type Json } from './helpers.js';
+import { BATCH_ENV, BatchClient, isTerminal, ledger, ledgerOnceReleased, PATIENT_HEARTBEAT_ENV, SLOW_MACHINE_MS, waitForWorker, type Json } from './batch-client.js';
 
 // Races of the batch lifecycle on the real PostgreSQL, each driven by hooks in the dispatcher
 // (gateway/batch/dispatcher-hooks.ts) and by row locks the test takes itself, never by luck.

@@ -4,7 +4,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { authed, jsonPost } from '../support/embedded.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { startDashboardService, type DashboardService } from './harness.js';
+import { startDashboardService, type DashboardService } from './dashboard-service.js';
 
 /** Screenshots of the main pages, kept as test artifacts (test-artifacts/ is git-ignored). */
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard');

@@ -4,7 +4,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jsonPost } from '../support/embedded.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { startDashboardService, type DashboardService } from './harness.js';
+import { startDashboardService, type DashboardService } from './dashboard-service.js';
 
 /**
  * The dashboard as a daily tool (issue 32), in Debian's Chromium: onboarding, the playground, the API

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
-import { createdSession, otherTenantKey, sessionsClient } from './support.js';
+import { createdSession, otherTenantKey, sessionsClient } from './sessions-client.js';
 import { problemOf } from '../support/answers.js';
 
 let service: EmbeddedService;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidFromUlid } from '../../gateway/request-log/record-id.js';
 import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
-import { createdSession, expireSession, otherTenantKey, sessionsClient, type Problem, type SessionJson } from './support.js';
+import { createdSession, expireSession, otherTenantKey, sessionsClient, type Problem, type SessionJson } from './sessions-client.js';
 import { codeOf } from '../support/answers.js';
 
 let service: EmbeddedService;
