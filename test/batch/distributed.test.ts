@@ -1,9 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../lib/ids.js';
-import { generateApiKey } from '../../lib/apikeys.js';
-import { byMessage, startProgram, type Program } from '../support/programs.js';
-import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+import { DistributedPrograms, type Gateway } from '../support/distributed-programs.js';
+import { distributedServicesAvailable } from '../support/services.js';
 import { until } from '../support/poll.js';
 import { startHeldSite } from '../support/held-site.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
@@ -12,31 +10,15 @@ import { startTargetSite, type TargetSite } from '../support/target-site.js';
 const available = await distributedServicesAvailable();
 
 type Json = Record<string, unknown>;
-interface Gateway { program: Program; url: string }
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 const CREDIT = 1_000_000;
 
 describe.skipIf(!available)('batch jobs across gateway processes sharing PostgreSQL', () => {
-  const secret = generateApiKey('live');
-  const namespace = `t${newId().toLowerCase()}`;
-  let database: { url: string; drop(): Promise<void> };
+  const programs = new DistributedPrograms({ SHUTDOWN_GRACE_MS: '5000', METRICS_PORT: '0' });
+  const secret = programs.secret;
   let db: pg.Client;
   let site: TargetSite;
-  let worker: Program;
-  const programs: Program[] = [];
-
-  const common = () => ({
-    NATS_URL,
-    NATS_NAMESPACE: namespace,
-    HOST: '127.0.0.1',
-    TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true',
-    HEARTBEAT_INTERVAL_MS: '300',
-    SHUTDOWN_GRACE_MS: '5000',
-    METRICS_PORT: '0',
-  });
-
-
 
   const authed = (init: RequestInit = {}): RequestInit => ({ ...init, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' } });
 
@@ -48,11 +30,7 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
 
   /** A gateway process; it only counts as started once it sees the fetch worker on the bus. */
   async function startGateway(env: Record<string, string> = {}): Promise<Gateway> {
-    const program = startProgram(['gateway'], {
-      ...common(),
-      DATABASE_URL: database.url,
-      PORT: '0',
-      TRAWLER_BOOTSTRAP_KEY: secret,
+    const gateway = await programs.startGateway({
       DEFAULT_RATE_LIMIT_PER_SECOND: '1000',
       // Short enough that a killed gateway's items come back soon, long enough that a loaded machine's
       // pauses never expire a live gateway's lease.
@@ -61,9 +39,6 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
       BATCH_HOLD_RETURN_DELAY_MS: '0',
       ...env,
     });
-    programs.push(program);
-    const listening = await program.waitForLog(byMessage('gateway listening'));
-    const gateway = { program, url: String(listening.url) };
     await until(() => getJson(gateway, '/v1/workers'), (body) => (body.workers as unknown[]).length === 1);
     return gateway;
   }
@@ -106,20 +81,16 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
   }
 
   beforeAll(async () => {
-    [database, site] = await Promise.all([createTestDatabase(), startTargetSite()]);
-    db = new pg.Client({ connectionString: database.url });
+    [, site] = await Promise.all([programs.open(), startTargetSite()]);
+    db = new pg.Client({ connectionString: programs.databaseUrl });
     await db.connect();
-    worker = startProgram(['worker', '--engine', 'fetch'], common());
-    programs.push(worker);
-    await worker.waitForLog(byMessage('metrics listening'));
+    await programs.startWorker();
   });
 
   afterAll(async () => {
-    for (const program of programs) program.kill('SIGKILL');
-    await Promise.all(programs.map((program) => program.exited));
     await db?.end();
+    await programs.close();
     await site?.close();
-    await database?.drop();
   });
 
   it('shares one job between two gateways: each item runs and is billed exactly once', async () => {
