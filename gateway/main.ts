@@ -20,7 +20,8 @@ import { answerMalformedRequests } from './client-error.js';
 import { startRequestLogPurge } from './request-log/purge.js';
 import { startStoreMaintenance } from './store-maintenance.js';
 import { RequestLogWriter } from './request-log/log-writer.js';
-import { startBatchDispatcher, type BatchDispatcher, type DispatcherHooks } from './batch/dispatcher.js';
+import { startBatchDispatcher, type BatchDispatcher } from './batch/dispatcher.js';
+import type { DispatcherHooks } from './batch/dispatcher-hooks.js';
 import { startWebhookDeliverer } from './webhooks/deliverer.js';
 import { purgeCache } from './scrape/cache.js';
 import { purgeExpiredContexts } from '../lib/store/sessions/index.js';
@@ -47,7 +48,7 @@ export interface GatewayDeps {
   box?: SecretBox;
   /** Tests only: limiters of their own (default: createLimits for the store). */
   limits?: GatewayLimits;
-  /** Tests only: points where the batch dispatcher waits, to drive races deterministically. */
+  /** Points where the batch dispatcher waits for its caller (gateway/batch/dispatcher-hooks.ts); tests pass them to drive races. */
   batchHooks?: DispatcherHooks;
 }
 

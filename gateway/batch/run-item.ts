@@ -1,7 +1,7 @@
 import { ServiceError, toServiceError } from '../../lib/errors/index.js';
 import type { ScrapeSuccess } from '../../lib/protocol/index.js';
 import type { ParseOptions, ProjectDefaults } from '../../lib/scrape/params.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { ClaimedItem } from '../../lib/store/batch/leases.js';
 import { openParams, overridesBinding, paramsBinding } from '../../lib/store/batch/sealed-params.js';
 import type { GatewayContext } from '../context.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHALLENGE_PAGES } from '../support/js-pages.js';
-import { context, failureOf, job, useBrowserEngine } from './harness.js';
+import { context, failureOf, job, useBrowserEngine } from './browser-engine.js';
 
 const fixture = useBrowserEngine('obscura');
 const { render } = fixture;

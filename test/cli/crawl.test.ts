@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBatchService } from '../batch/helpers.js';
+import { startBatchService } from '../batch/batch-client.js';
 import type { EmbeddedService } from '../support/embedded.js';
 import { startGeneratedSite, urlset, type GeneratedSite } from '../crawl/generated-site.js';
 import { CLI_SERVICE_ENV, CLI_TEST_TIMEOUT_MS, fetchWorkerVisible, runCli } from './run-cli.js';

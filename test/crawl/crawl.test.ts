@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedService } from '../support/embedded.js';
 import { createOrganization, createProject } from '../../lib/store/accounts.js';
 import { keyFor } from '../support/accounts.js';
-import { BatchClient, ledger, startBatchService, type Json } from '../batch/helpers.js';
+import { BatchClient, ledger, startBatchService, type Json } from '../batch/batch-client.js';
 import { sitemapIndex, startGeneratedSite, urlset, type GeneratedSite } from './generated-site.js';
 
 let service: EmbeddedService;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePoolFile } from '../../lib/proxy-pool/pool-file.js';
-import { condition, NAMESPACE, proxyPool, startHarness, type Harness } from './support/harness.js';
+import { condition, NAMESPACE, proxyPool, startHarness, type Harness } from './support/operator-run.js';
 import type { KObject } from './support/object-store.js';
 
 let harness: Harness | undefined;

@@ -1,49 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../lib/apikeys.js';
-import { newId } from '../../lib/ids.js';
 import { startExitTarget, startProviderGateway, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
 import { writePoolFile } from '../support/pool-service.js';
 import { until } from '../support/poll.js';
-import { byMessage, startProgram, type Program } from '../support/programs.js';
-import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+import { DistributedPrograms } from '../support/distributed-programs.js';
+import { distributedServicesAvailable } from '../support/services.js';
 
 // Under CI=true a missing PostgreSQL or NATS throws here and fails the run instead of skipping.
 const available = await distributedServicesAvailable();
 
 describe.skipIf(!available)('managed pool in distributed mode: two gateways share sticky exits and health', () => {
-  const secret = generateApiKey('live');
-  const namespace = `t${newId().toLowerCase()}`;
-  let database: { url: string; drop(): Promise<void> };
+  const run = new DistributedPrograms({ SHUTDOWN_GRACE_MS: '2000' });
+  const secret = run.secret;
   let target: ExitTarget;
   let provider: ExitServer;
   let refusing: ExitServer;
   let pool: { file: string; remove(): void };
-  const programs: Program[] = [];
   const gatewayUrls: string[] = [];
 
-  const common = () => ({
-    NATS_URL,
-    NATS_NAMESPACE: namespace,
-    HOST: '127.0.0.1',
-    TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true',
-    HEARTBEAT_INTERVAL_MS: '300',
-    SHUTDOWN_GRACE_MS: '2000',
-  });
-
-  async function startGateway(): Promise<{ program: Program; url: string }> {
-    const program = startProgram(['gateway'], {
-      ...common(),
-      DATABASE_URL: database.url,
-      PORT: '0',
-      METRICS_PORT: '0',
-      TRAWLER_BOOTSTRAP_KEY: secret,
-      PROXY_POOLS_FILE: pool.file,
-      PROXY_HEALTH_REFRESH_MS: '0',
-    });
-    programs.push(program);
-    const listening = await program.waitForLog(byMessage('gateway listening'));
-    return { program, url: String(listening.url) };
-  }
+  const startGateway = () => run.startGateway({ METRICS_PORT: '0', PROXY_POOLS_FILE: pool.file, PROXY_HEALTH_REFRESH_MS: '0' });
 
   const scrape = (gateway: number, body: Record<string, unknown>): Promise<Response> =>
     fetch(`${gatewayUrls[gateway]}/v1/scrape`, {
@@ -54,8 +28,8 @@ describe.skipIf(!available)('managed pool in distributed mode: two gateways shar
     });
 
   beforeAll(async () => {
-    [database, target, provider, refusing] = await Promise.all([
-      createTestDatabase(),
+    [, target, provider, refusing] = await Promise.all([
+      run.open(),
       startExitTarget(),
       startProviderGateway({ US: ['127.0.0.40', '127.0.0.41', '127.0.0.42', '127.0.0.43'] }),
       startStaticExit({ address: '127.0.0.44', refuseWith: 407 }),
@@ -67,9 +41,7 @@ describe.skipIf(!available)('managed pool in distributed mode: two gateways shar
     // The first gateway migrates and bootstraps the store before the second starts.
     gatewayUrls.push((await startGateway()).url);
     gatewayUrls.push((await startGateway()).url);
-    const worker = startProgram(['worker', '--engine', 'fetch'], { ...common(), METRICS_PORT: '0' });
-    programs.push(worker);
-    await worker.waitForLog(byMessage('metrics listening'));
+    await run.startWorker();
     await waitForWorker(0);
     await waitForWorker(1);
   }, 120_000);
@@ -82,10 +54,9 @@ describe.skipIf(!available)('managed pool in distributed mode: two gateways shar
   }
 
   afterAll(async () => {
-    for (const program of programs) program.kill('SIGKILL');
+    await run.close();
     await Promise.all([target?.close(), provider?.close(), refusing?.close()]);
     pool?.remove();
-    await database?.drop();
   });
 
   it('sends a sticky key through one exit whichever gateway takes the request', async () => {
@@ -112,7 +83,7 @@ describe.skipIf(!available)('managed pool in distributed mode: two gateways shar
   });
 
   it('keeps that health across a restart of a gateway', async () => {
-    programs[1].kill('SIGKILL');
+    run.programs[1].kill('SIGKILL');
     gatewayUrls[1] = (await startGateway()).url;
     await waitForWorker(1);
     const response = await scrape(1, { premium_proxy: true, proxy_country: 'AU' });

@@ -1,17 +1,14 @@
 import pg from 'pg';
 import { expect } from 'vitest';
-import { newId } from '../../lib/ids.js';
-import { generateApiKey } from '../../lib/apikeys.js';
-import { byMessage, startProgram, type Program } from './programs.js';
-import { NATS_URL, createTestDatabase } from './services.js';
+import { DistributedPrograms, type Gateway } from './distributed-programs.js';
 import { until } from './poll.js';
 
 type Json = Record<string, unknown>;
-export interface Gateway { program: Program; url: string }
+export type { Gateway };
 
 /**
- * Gateway and fetch worker processes (from dist/) on one fresh PostgreSQL database and NATS namespace,
- * for the distributed tests: one bootstrap key, every program killed and the database dropped at `close`.
+ * A fetch worker and gateway processes (DistributedPrograms) with the clients the batch and crawl
+ * distributed suites share: one bootstrap key, every program killed and the database dropped at `close`.
  */
 export interface GatewayCluster {
   db: pg.Client;
@@ -29,25 +26,13 @@ export interface GatewayCluster {
 }
 
 export async function startGatewayCluster(): Promise<GatewayCluster> {
-  const secret = generateApiKey('live');
-  const namespace = `t${newId().toLowerCase()}`;
-  const database = await createTestDatabase();
-  const db = new pg.Client({ connectionString: database.url });
+  const programs = new DistributedPrograms({ SHUTDOWN_GRACE_MS: '5000' });
+  await programs.open();
+  const db = new pg.Client({ connectionString: programs.databaseUrl });
   await db.connect();
-  const programs: Program[] = [];
-  const common = {
-    NATS_URL,
-    NATS_NAMESPACE: namespace,
-    HOST: '127.0.0.1',
-    TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true',
-    HEARTBEAT_INTERVAL_MS: '300',
-    SHUTDOWN_GRACE_MS: '5000',
-    METRICS_PORT: '0',
-  };
+  const secret = programs.secret;
   const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
-  const worker = startProgram(['worker', '--engine', 'fetch'], common);
-  programs.push(worker);
-  await worker.waitForLog(byMessage('metrics listening'));
+  await programs.startWorker('fetch');
 
   const getJson = async (gateway: Gateway, path: string): Promise<Json> => {
     const response = await fetch(`${gateway.url}${path}`, { headers });
@@ -60,11 +45,8 @@ export async function startGatewayCluster(): Promise<GatewayCluster> {
     getJson,
     post: (gateway, path, body) => fetch(`${gateway.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) }),
     async startGateway(env = {}) {
-      const program = startProgram(['gateway'], {
-        ...common,
-        DATABASE_URL: database.url,
-        PORT: '0',
-        TRAWLER_BOOTSTRAP_KEY: secret,
+      const gateway = await programs.startGateway({
+        METRICS_PORT: '0',
         DEFAULT_RATE_LIMIT_PER_SECOND: '1000',
         // Short enough that a killed gateway's items come back soon, long enough that a loaded machine's
         // pauses never expire a live gateway's lease.
@@ -73,9 +55,6 @@ export async function startGatewayCluster(): Promise<GatewayCluster> {
         BATCH_HOLD_RETURN_DELAY_MS: '0',
         ...env,
       });
-      programs.push(program);
-      const listening = await program.waitForLog(byMessage('gateway listening'));
-      const gateway = { program, url: String(listening.url) };
       await until(() => getJson(gateway, '/v1/workers'), (body) => (body.workers as unknown[]).length === 1);
       return gateway;
     },
@@ -94,10 +73,8 @@ export async function startGatewayCluster(): Promise<GatewayCluster> {
       return rows.rows.map((row) => ({ seq: Number(row.seq), owner: row.lease_owner, pid: Number(row.lease_owner.split(':').at(-2)) }));
     },
     async close() {
-      for (const program of programs) program.kill('SIGKILL');
-      await Promise.all(programs.map((program) => program.exited));
       await db.end();
-      await database.drop();
+      await programs.close();
     },
   };
 }

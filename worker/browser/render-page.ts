@@ -3,7 +3,7 @@ import type { NetworkCapture, NetworkEntry } from '../../lib/scrape/network-capt
 import { ServiceError } from '../../lib/errors/index.js';
 import type { SessionState } from '../../lib/protocol/index.js';
 import type { CountryGeo } from '../../lib/proxy-pool/geo.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import { detectChallenge } from '../challenge/detect.js';
 import { EGRESS_ERROR_HEADER, type EgressLease } from '../egress/guard.js';
 import type { RawPage } from '../engine.js';

@@ -3,7 +3,7 @@ import type { Document, Element, ParentNode } from 'domhandler';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { ExtractRules } from '../../lib/extract/extract-rules.js';
 import { selectorProblem } from '../../lib/extract/selectors.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import { runAutoparse } from './autoparse/index.js';
 import { contentRoot, keepMainContent, keepOnly, removeMatching, removeNeverContent } from './clean.js';
 import { loadDocument } from './document.js';
