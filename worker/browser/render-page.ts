@@ -105,7 +105,7 @@ async function renderInContext(
   const page = await context.newPage();
   const mainDocument = new MainDocument(page);
   const recorder = capture ? new NetworkRecorder(capture, clock.startedAt) : null;
-  recorder?.attach(page);
+  await recorder?.attach(page);
 
   const traffic = new NetworkQuiet(page);
   const navStarted = Date.now();
