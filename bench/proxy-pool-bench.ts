@@ -11,6 +11,8 @@
  *    429): how many requests each failing exit received before its cooldown, whether any reached a
  *    cooling exit, and how evenly the 7 others shared the rest (target: within 20% of even).
  */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { startExitTarget, startStaticExit, type ExitServer } from '../test/support/pool-exits.js';
 import { startPoolService } from '../test/support/pool-service.js';
@@ -43,6 +45,29 @@ async function cpuPerRequest(n: number, work: () => Promise<Response>): Promise<
 }
 
 const OVERHEAD_BLOCKS = Number(process.env.BENCH_POOL_BLOCKS ?? 80);
+/** Under `valgrind --tool=callgrind --instr-atstart=no`: count each block's instructions instead (see instructionsPerRequest). */
+const CALLGRIND = process.env.BENCH_POOL_CALLGRIND === '1';
+let dumps = 0;
+
+/**
+ * Instructions this process ran for `n` sequential runs of `work`, per run: callgrind counts
+ * instructions, which the machine's load does not change; instrumentation is switched on for the
+ * block only (`callgrind_control`), and the block's dump file is read back.
+ */
+async function instructionsPerRequest(n: number, work: () => Promise<Response>): Promise<number> {
+  const control = (...args: string[]) => execFileSync('callgrind_control', [...args, String(process.pid)], { stdio: 'ignore' });
+  control('--instr=on');
+  control('--zero');
+  for (let i = 0; i < n; i++) await timed(work);
+  dumps += 1;
+  control(`--dump=block-${dumps}`);
+  control('--instr=off');
+  const out = process.env.BENCH_POOL_CALLGRIND_OUT ?? `callgrind.out.${process.pid}`;
+  const text = readFileSync(`${out}.${dumps}`, 'utf8');
+  const summary = /^summary: (\d+)/m.exec(text);
+  if (!summary) throw new Error(`no summary in ${out}.${dumps}`);
+  return Number(summary[1]) / n;
+}
 const BLOCK = Number(process.env.BENCH_POOL_BLOCK ?? 25);
 
 async function selectionOverhead(): Promise<void> {
@@ -57,11 +82,11 @@ async function selectionOverhead(): Promise<void> {
   try {
     const own: number[] = [];
     const pooled: number[] = [];
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < Number(process.env.BENCH_POOL_WARMUP ?? 200); i++) {
       await timed(viaOwn);
       await timed(viaPool);
     }
-    for (let i = 0; i < OVERHEAD_ROUNDS; i++) {
+    for (let i = 0; i < (CALLGRIND ? 0 : OVERHEAD_ROUNDS); i++) {
       // Alternate which side goes first, so drift in machine load falls on both.
       const first = i % 2 === 0;
       if (first) own.push(await timed(viaOwn));
@@ -73,10 +98,19 @@ async function selectionOverhead(): Promise<void> {
     // Each pair of neighbouring blocks shares the machine's state of the moment: their difference is the figure.
     const pairDiffs: number[] = [];
     for (let i = 0; i < OVERHEAD_BLOCKS; i++) {
-      if (i % 2 === 0) ownCpu.push(await cpuPerRequest(BLOCK, viaOwn));
-      poolCpu.push(await cpuPerRequest(BLOCK, viaPool));
-      if (i % 2 === 1) ownCpu.push(await cpuPerRequest(BLOCK, viaOwn));
+      const measure = CALLGRIND ? instructionsPerRequest : cpuPerRequest;
+      if (i % 2 === 0) ownCpu.push(await measure(BLOCK, viaOwn));
+      poolCpu.push(await measure(BLOCK, viaPool));
+      if (i % 2 === 1) ownCpu.push(await measure(BLOCK, viaOwn));
       pairDiffs.push(poolCpu[i] - ownCpu[i]);
+    }
+    if (CALLGRIND) {
+      const diffs = pairDiffs.map((d) => d / 1000);
+      console.log(`instructions per request (callgrind), ${OVERHEAD_BLOCKS} alternating blocks of ${BLOCK}:`);
+      console.log(`  own proxy      median ${(percentile(ownCpu, 50) / 1000).toFixed(1)} k   (blocks ${ownCpu.map((v) => (v / 1000).toFixed(0)).join(' ')})`);
+      console.log(`  pool selection median ${(percentile(poolCpu, 50) / 1000).toFixed(1)} k   (blocks ${poolCpu.map((v) => (v / 1000).toFixed(0)).join(' ')})`);
+      console.log(`  difference, median of neighbouring pairs ${percentile(diffs, 50).toFixed(1)} k instructions per request (pairs ${diffs.map((d) => d.toFixed(0)).join(' ')})`);
+      return;
     }
     const ownP50 = percentile(own, 50);
     const poolP50 = percentile(pooled, 50);
