@@ -28,7 +28,7 @@ import { KeyResolver } from './auth/key-resolver.js';
 import type { GatewayContext } from './context.js';
 import { openExitPool, watchExitPool } from './proxy/pool.js';
 import type { PoolFileCheck } from '../lib/proxy-pool/pool-file-watch.js';
-import { pruneStickyExits } from '../lib/store/proxy-pools.js';
+import { pruneDomainHealth, pruneStickyExits } from '../lib/store/proxy-pools.js';
 import { createLimits, type GatewayLimits } from './limits/create-limits.js';
 import { WorkerDirectory } from './worker-directory.js';
 import { WorkTracker } from './work-tracker.js';
@@ -124,6 +124,11 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     purgeCache(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'cache purge failed'));
     purgeExpiredContexts(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'session context purge failed'));
     pruneStickyExits(deps.db, STICKY_EXIT_RETENTION_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'sticky exit prune failed'));
+    pruneDomainHealth(deps.db, {
+      now: Date.now(),
+      olderThanMs: deps.config.PROXY_DOMAIN_HEALTH_RETENTION_MS,
+      maxRows: deps.config.PROXY_DOMAIN_HEALTH_MAX_ROWS,
+    }).catch((error: unknown) => deps.logger.warn({ err: error }, 'proxy domain health prune failed'));
     purgeSignInAttempts(deps.db, SIGN_IN_WINDOW_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'sign-in attempt purge failed'));
   }, 60_000);
   sweeper.unref();

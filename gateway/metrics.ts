@@ -55,9 +55,10 @@ function poolFileValidGauge(registry: Registry, configured: boolean): Gauge {
   const gauge = new Gauge({
     name: `${METRIC_PREFIX}proxy_pool_file_last_reload_successful`,
     help: 'Whether the last PROXY_POOLS_FILE contents read were applied (1) or refused, keeping the pools in use (0).',
-    registers: [registry],
+    // Not exposed without a pool file: a 0 there would read as a refused file.
+    registers: configured ? [registry] : [],
   });
-  if (configured) gauge.set(1);
+  gauge.set(1);
   return gauge;
 }
 
