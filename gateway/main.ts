@@ -27,8 +27,9 @@ import { purgeCache } from './scrape/cache.js';
 import { purgeExpiredContexts } from '../lib/store/sessions/index.js';
 import { KeyResolver } from './auth/key-resolver.js';
 import type { GatewayContext } from './context.js';
-import { openExitPool } from './proxy/pool.js';
-import { pruneStickyExits } from '../lib/store/proxy-pools.js';
+import { openExitPool, watchExitPool } from './proxy/pool.js';
+import type { PoolFileCheck } from '../lib/proxy-pool/pool-file-watch.js';
+import { pruneDomainHealth, pruneStickyExits } from '../lib/store/proxy-pools.js';
 import { createLimits, type GatewayLimits } from './limits/create-limits.js';
 import { WorkerDirectory } from './worker-directory.js';
 import { WorkTracker } from './work-tracker.js';
@@ -59,6 +60,8 @@ export interface RunningGateway {
   batchDispatcher: BatchDispatcher;
   /** Stop accepting connections, answer requests in flight (bounded by graceMs), then resolve. */
   stop(graceMs: number): Promise<void>;
+  /** Reads PROXY_POOLS_FILE now (SIGHUP): null without a managed pool. */
+  reloadProxyPools(): PoolFileCheck | null;
 }
 
 
@@ -83,7 +86,8 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const { batchHooks, box: givenBox, ...shared } = deps;
   const box = givenBox ?? (await openSealingBox(deps.db, deps.config, deps.logger, false));
   await sealStoredSecrets(deps.db, box, deps.logger);
-  const exitPool = openExitPool(deps.config, deps.db);
+  const managedPool = openExitPool(deps.config, deps.db);
+  const exitPool = managedPool?.pool ?? null;
   const limits = deps.limits ?? createLimits(deps.db, deps.logger);
   const context: GatewayContext = {
     ...shared,
@@ -99,6 +103,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     work: new WorkTracker(),
     exitPool,
   };
+  const poolFileWatch = managedPool ? watchExitPool(managedPool, deps.config, deps.logger, context.metrics) : null;
   let draining = false;
   const app = createApp(context, { draining: () => draining });
   // A request without Host reaches the app, which refuses it with a problem body (http-framing.ts).
@@ -120,6 +125,11 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     purgeCache(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'cache purge failed'));
     purgeExpiredContexts(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'session context purge failed'));
     pruneStickyExits(deps.db, STICKY_EXIT_RETENTION_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'sticky exit prune failed'));
+    pruneDomainHealth(deps.db, {
+      now: Date.now(),
+      olderThanMs: deps.config.PROXY_DOMAIN_HEALTH_RETENTION_MS,
+      maxRows: deps.config.PROXY_DOMAIN_HEALTH_MAX_ROWS,
+    }).catch((error: unknown) => deps.logger.warn({ err: error }, 'proxy domain health prune failed'));
     purgeSignInAttempts(deps.db, SIGN_IN_WINDOW_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'sign-in attempt purge failed'));
   }, 60_000);
   sweeper.unref();
@@ -132,6 +142,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     url,
     context,
     batchDispatcher,
+    reloadProxyPools: () => poolFileWatch?.reload() ?? null,
     async stop(graceMs: number) {
       const deadline = Date.now() + graceMs;
       draining = true;
@@ -142,6 +153,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
         await new Promise((resolve) => setTimeout(resolve, drainDelay));
       }
       clearInterval(sweeper);
+      poolFileWatch?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), Math.max(0, deadline - Date.now()));

@@ -18,6 +18,10 @@ export interface GatewayMetrics {
   exitUses: Counter<'tier' | 'exit' | 'outcome'>;
   /** Requests answered 503 EXHAUSTED by the managed pool, by requested tier. */
   exitsExhausted: Counter<'tier'>;
+  /** Changed pool files read (watch or SIGHUP): `applied`, or `rejected` (the pools in use stay). */
+  poolFileReloads: Counter<'result'>;
+  /** 1 when the last changed pool file read was applied, 0 when it was refused (Prometheus's own config reload gauge's meaning). */
+  poolFileValid: Gauge;
 }
 
 /** What the gauges read when Prometheus scrapes; each gateway replica reports the same totals. */
@@ -42,7 +46,20 @@ export function createGatewayMetrics(registry: Registry, sources: GatewayGaugeSo
     cacheWriteFailures: new Counter({ name: `${METRIC_PREFIX}cache_write_failures_total`, help: 'Scrape results the cache could not store (the scrape still answered).', registers }),
     exitUses: new Counter({ name: `${METRIC_PREFIX}proxy_exit_uses_total`, help: 'Uses of managed pool exits by tier, exit id and outcome (ok, ban, dead, auth, neutral).', labelNames: ['tier', 'exit', 'outcome'], registers }),
     exitsExhausted: new Counter({ name: `${METRIC_PREFIX}proxy_exhausted_total`, help: 'Requests the managed pool answered with 503 EXHAUSTED, by requested tier.', labelNames: ['tier'], registers }),
+    poolFileReloads: new Counter({ name: `${METRIC_PREFIX}proxy_pool_file_reloads_total`, help: 'Changed PROXY_POOLS_FILE contents read, by result (applied, rejected: the pools in use stay).', labelNames: ['result'], registers }),
+    poolFileValid: poolFileValidGauge(registry, sources.exitPool !== null),
   };
+}
+
+function poolFileValidGauge(registry: Registry, configured: boolean): Gauge {
+  const gauge = new Gauge({
+    name: `${METRIC_PREFIX}proxy_pool_file_last_reload_successful`,
+    help: 'Whether the last PROXY_POOLS_FILE contents read were applied (1) or refused, keeping the pools in use (0).',
+    // Not exposed without a pool file: a 0 there would read as a refused file.
+    registers: configured ? [registry] : [],
+  });
+  gauge.set(1);
+  return gauge;
 }
 
 /**
