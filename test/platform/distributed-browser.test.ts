@@ -87,12 +87,13 @@ describe.skipIf(!available)('distributed mode: GET /v1/browser relayed from the 
 
   it('closes the client with 1011 when the worker dies, billing the started minute', async () => {
     const socket = new WebSocket(`${wsBase}/v1/browser?apikey=${secret}`);
+    const opened = new Promise((resolve) => socket.once('open', resolve));
     const requestId = await new Promise<string>((resolve, reject) => {
       socket.once('upgrade', (res) => resolve(String(res.headers['x-request-id'])));
       socket.once('error', reject);
     });
     const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
-    await new Promise((resolve) => socket.once('open', resolve));
+    await opened;
     worker.kill('SIGKILL');
     expect(await closed).toBe(1011);
     const entry = await entryOf(requestId);
