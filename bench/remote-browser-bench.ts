@@ -1,17 +1,16 @@
 /**
  * Remote-browser benchmark (not a test): GET /v1/browser in the embedded default against raw
- * Playwright connectOverCDP on a local Chromium's own DevTools port (same binary and flags, no gateway,
- * relay, CDP filter or egress guard), rounds interleaved so load on the machine hits both sides alike:
- * - session start: connectOverCDP until a new page is open;
+ * Playwright on a local Chromium it launched (same binary; no gateway, relay, CDP filter or egress
+ * guard), rounds interleaved so load on the machine hits both sides alike:
+ * - session start: remote: connectOverCDP until a new page is open; raw: newContext + newPage on the warm browser;
  * - page load: goto of a local page;
  * - CDP round trip: page.evaluate of a constant (one Runtime.callFunctionOn each way).
  *
  *   npx tsx bench/remote-browser-bench.ts [--sessions 10] [--round-trips 200]
  */
 import { parseArgs } from 'node:util';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { findBrowserBinary } from '../worker/browser/binary.js';
-import { launchCdpBrowser } from '../worker/browser/remote/cdp-browser.js';
 import { keyFor } from '../test/support/accounts.js';
 import { startEmbedded } from '../test/support/embedded.js';
 import { startJsSite } from '../test/support/js-pages.js';
@@ -32,10 +31,12 @@ interface Figures {
   roundTrip: number[];
 }
 
-async function oneSession(connect: () => Promise<Browser>, pageUrl: string, into: Figures): Promise<void> {
+/** A session of either side: its first page open, and how to end it. */
+type Opened = { page: Page; close(): Promise<void> };
+
+async function oneSession(open: () => Promise<Opened>, pageUrl: string, into: Figures): Promise<void> {
   let started = performance.now();
-  const browser = await connect();
-  const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
+  const { page, close } = await open();
   into.start.push(performance.now() - started);
   started = performance.now();
   await page.goto(pageUrl);
@@ -45,7 +46,7 @@ async function oneSession(connect: () => Promise<Browser>, pageUrl: string, into
     await page.evaluate(() => 1);
     into.roundTrip.push(performance.now() - started);
   }
-  await browser.close();
+  await close();
 }
 
 function summary(samples: number[]): string {
@@ -57,26 +58,34 @@ function summary(samples: number[]): string {
 const site = await startJsSite();
 const service = await startEmbedded({ engines: ['fetch', 'chromium'] });
 const key = await keyFor(service.db, service.projectId, ['browser'], 'bench');
-const raw = await launchCdpBrowser(binary, `trawler-bench-raw-${process.pid}`);
+const raw = await chromium.launch({ executablePath: binary });
 const remoteUrl = `${service.url.replace(/^http/, 'ws')}/v1/browser?apikey=${key}`;
 const pageUrl = `${site.origin}/static`;
 const remote: Figures = { start: [], load: [], roundTrip: [] };
 const direct: Figures = { start: [], load: [], roundTrip: [] };
 try {
+  const openRemote = async (): Promise<Opened> => {
+    const browser: Browser = await chromium.connectOverCDP(remoteUrl);
+    return { page: await browser.contexts()[0].newPage(), close: () => browser.close() };
+  };
+  const openRaw = async (): Promise<Opened> => {
+    const context = await raw.newContext();
+    return { page: await context.newPage(), close: () => context.close() };
+  };
   // One warm-up each: the worker's shared browser starts on the first lease.
-  await oneSession(() => chromium.connectOverCDP(remoteUrl), pageUrl, { start: [], load: [], roundTrip: [] });
-  await oneSession(() => chromium.connectOverCDP(raw.endpoint), pageUrl, { start: [], load: [], roundTrip: [] });
+  await oneSession(openRemote, pageUrl, { start: [], load: [], roundTrip: [] });
+  await oneSession(openRaw, pageUrl, { start: [], load: [], roundTrip: [] });
   for (let i = 0; i < SESSIONS; i += 1) {
-    await oneSession(() => chromium.connectOverCDP(remoteUrl), pageUrl, remote);
-    await oneSession(() => chromium.connectOverCDP(raw.endpoint), pageUrl, direct);
+    await oneSession(openRemote, pageUrl, remote);
+    await oneSession(openRaw, pageUrl, direct);
   }
-  console.log(`remote browser vs raw Playwright connectOverCDP on the same Chromium, ${SESSIONS} sessions each, interleaved`);
+  console.log(`remote browser (connectOverCDP to /v1/browser) vs raw Playwright on a launched local Chromium (newContext), ${SESSIONS} sessions each, interleaved`);
   for (const [name, key] of [['session start (connect + new page)', 'start'], ['page load (goto local page)', 'load'], ['CDP round trip (page.evaluate)', 'roundTrip']] as const) {
     const ratio = median(remote[key]) / median(direct[key]);
     console.log(`${name}\n  /v1/browser: ${summary(remote[key])}\n  raw:         ${summary(direct[key])}\n  ratio of medians: ${ratio.toFixed(2)}`);
   }
 } finally {
-  await raw.kill();
+  await raw.close();
   await service.stop();
   await site.close();
 }
