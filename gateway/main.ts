@@ -14,6 +14,9 @@ import { resealUnboundDefaultKeys } from '../lib/store/dashboard/keys.js';
 import { purgeSignInAttempts, SIGN_IN_WINDOW_MS } from '../lib/store/dashboard/sign-in-attempts.js';
 import { openSealingBox } from '../lib/store/sealing-key.js';
 import { createApp } from './app.js';
+import { BrowserConnections } from './browser/connections.js';
+import { routeUpgrades } from './browser/upgrade.js';
+import { operation } from './routes/declare.js';
 import { closeLingering } from './lingering-close.js';
 import { recordRefused } from './request-log/record-refused.js';
 import { answerMalformedRequests } from './client-error.js';
@@ -89,9 +92,10 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const managedPool = openExitPool(deps.config, deps.db);
   const exitPool = managedPool?.pool ?? null;
   const limits = deps.limits ?? createLimits(deps.db, deps.logger);
+  const ledger = deps.ledger ?? createLedger(deps.db);
   const context: GatewayContext = {
     ...shared,
-    ledger: deps.ledger ?? createLedger(deps.db),
+    ledger,
     box,
     directory,
     metrics: createGatewayMetrics(deps.registry, { directory, db: deps.db, exitPool }),
@@ -102,12 +106,14 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     requestLog: new RequestLogWriter(deps.db, deps.logger, { flushMs: deps.config.REQUEST_LOG_FLUSH_MS }),
     work: new WorkTracker(),
     exitPool,
+    browsers: new BrowserConnections(deps.db, ledger, deps.logger),
   };
   const poolFileWatch = managedPool ? watchExitPool(managedPool, deps.config, deps.logger, context.metrics) : null;
   let draining = false;
   const app = createApp(context, { draining: () => draining });
   // A request without Host reaches the app, which refuses it with a problem body (http-framing.ts).
   const server = createLimitedServer(app, gatewayServerLimits(deps.config), { requireHostHeader: false });
+  routeUpgrades(server, app, operation('remoteBrowser').path);
   answerMalformedRequests(server, app, docsBaseOf(deps.config), deps.logger, recordRefused(context));
   closeLingering(server);
   await new Promise<void>((resolve, reject) => {
@@ -154,6 +160,8 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
       }
       clearInterval(sweeper);
       poolFileWatch?.close();
+      // Remote-browser connections end with 1001, each billed its started minutes, before anything closes.
+      await context.browsers.closeAll();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), Math.max(0, deadline - Date.now()));

@@ -68,6 +68,16 @@ export const ConfigSchema = z.object({
   CHROMIUM_PATH: z.string().optional(),
   OBSCURA_PATH: z.string().optional(),
   OBSCURA_CDP_URL: optionalText,
+  /** GET /v1/browser (docs/remote-browser.md): on wherever a render engine is deployed; false answers 501 and workers open no relay port. */
+  BROWSER_ROUTE_ENABLED: bool.default(true),
+  /** Remote-browser connections one worker relays at once, per render engine. */
+  BROWSER_SESSIONS: z.coerce.number().int().min(1).max(1000).default(4),
+  /** Where a worker's remote-browser relay port listens (gateways connect to it; docs/remote-browser.md "Transport"). */
+  BROWSER_RELAY_HOST: z.string().default('127.0.0.1'),
+  /** The relay port; 0 takes any free port (the port travels with each lease, so nothing needs to know it ahead). */
+  BROWSER_RELAY_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** The host name gateways reach the relay port by; unset: BROWSER_RELAY_HOST, or the machine's host name when that is a wildcard. */
+  BROWSER_RELAY_ADVERTISE_HOST: optionalText,
   REQUEST_LOG_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
   /** Longest wait of a request-log entry for its batched write (docs/request-log.md, "Batched writes"). */
   REQUEST_LOG_FLUSH_MS: z.coerce.number().int().min(1).max(10_000).default(50),
