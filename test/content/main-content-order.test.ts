@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { fixture, htmlInput } from './helpers.js';
+import { fixture, htmlInput } from './content-input.js';
 
 /**
  * The main-content pick reuses one standard DOM per thread (worker/content/main/dom.ts): a page's
