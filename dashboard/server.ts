@@ -18,6 +18,7 @@ import { loadMembership } from './org-access.js';
 import { accountRoutes } from './routes/account.js';
 import { API_REFERENCE_PATH, apiReferenceRoutes } from './routes/api-reference.js';
 import { batchRoutes } from './routes/batch.js';
+import { crawlRoutes } from './routes/crawl.js';
 import { BATCH_SUBMIT_BODY_LIMIT, batchSubmitRoutes } from './routes/batch-submit.js';
 import { keyRoutes } from './routes/keys.js';
 import { playgroundRoutes } from './routes/playground.js';
@@ -68,7 +69,7 @@ export function createDashboardApp(
   const { top, org } = workspaceRoutes(context);
   const signedIn = [requireUser(context), checkCsrf];
   const orgRouters = [org, projectRoutes(context), keyRoutes(context), usageRoutes(context), requestRoutes(context), batchRoutes(context), sessionRoutes(context), proxyExitRoutes(context)];
-  orgRouters.push(playgroundRoutes(context, options.apiUrl), batchSubmitRoutes(context));
+  orgRouters.push(playgroundRoutes(context, options.apiUrl), batchSubmitRoutes(context), crawlRoutes(context));
   app.use('/api/orgs/:orgId', ...signedIn, loadMembership(context), ...orgRouters);
   app.use('/api', ...signedIn, top);
   app.use('/api', (req) => {
