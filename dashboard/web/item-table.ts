@@ -79,12 +79,14 @@ export function itemTable(orgId: string, jobPath: string, options: { crawl?: boo
       ),
     );
   };
-  const go = (to: number, button?: HTMLButtonElement) => {
+  // Not act()'s button handling: that would enable the button again after load() decided its state.
+  const go = (to: number) => {
     index = to;
-    void act(errors, load, button);
+    previous.disabled = next.disabled = true;
+    void act(errors, load);
   };
-  previous.addEventListener('click', () => go(index - 1, previous));
-  next.addEventListener('click', () => go(index + 1, next));
+  previous.addEventListener('click', () => go(index - 1));
+  next.addEventListener('click', () => go(index + 1));
   status.addEventListener('change', () => {
     cursors = [null];
     go(0);
