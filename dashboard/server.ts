@@ -22,6 +22,7 @@ import { crawlRoutes } from './routes/crawl.js';
 import { BATCH_SUBMIT_BODY_LIMIT, batchSubmitRoutes } from './routes/batch-submit.js';
 import { keyRoutes } from './routes/keys.js';
 import { playgroundRoutes } from './routes/playground.js';
+import { previewRoutes } from './routes/preview.js';
 import { projectRoutes } from './routes/projects.js';
 import { requestRoutes } from './routes/requests.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -75,6 +76,7 @@ export function createDashboardApp(
   app.use('/api', (req) => {
     throw new ServiceError('ERR::REQUEST::NOT_FOUND', `No dashboard route ${req.method} ${req.path}`);
   });
+  app.use(previewRoutes(context));
   app.use(API_REFERENCE_PATH, apiReferenceRoutes(options.apiUrl));
   for (const mounted of options.routers) app.use(mounted.path, mounted.router);
   app.use('/assets', express.static(options.assetsDir, { index: false, fallthrough: false }));
