@@ -100,7 +100,7 @@ function siteRules(prefix: string) {
     {},
     h(
       'div',
-      { class: 'grid' },
+      { class: 'grid top' },
       field('Include paths, one per line', include, 'A path matches a pattern it starts with; * is any run of characters. Empty: every path.'),
       field('Exclude paths, one per line', exclude),
       field('Sitemap', sitemap),
@@ -138,7 +138,7 @@ function newCrawl(org: PageContext['org'], base: string, projectId: () => string
   const limit = numberInput('limit', '100', 1, 100_000);
   const maxDepth = numberInput('max_depth', '10', 0, 1000);
   const delay = numberInput('delay_ms', '0', 0, 60_000);
-  const concurrency = numberInput('concurrency', 'batch default', 1, 1000);
+  const concurrency = numberInput('concurrency', 'default', 1, 1000);
   const rules = siteRules('');
   const scrape = h('textarea', { rows: 2, name: 'scrape', placeholder: '{"response_format": "markdown"}' });
   const submit = h('button', { type: 'submit' }, 'Start crawl');
