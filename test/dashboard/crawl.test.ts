@@ -146,6 +146,11 @@ describe('crawls from the dashboard, in Chromium', { timeout: 240_000 }, () => {
     await page.locator('[data-job-status="cancelled"]').waitFor(WAIT);
     const id = await page.locator('[data-job-id]').innerText();
     expect((await api('GET', `/v1/crawl/${id}`)).body.status).toBe('cancelled');
+    // Listed with its cancelled pages in grey, not as a full green bar.
+    await page.getByRole('link', { name: '← Crawls' }).click();
+    const row = page.locator('tr', { hasText: 'slow crawl' });
+    await row.waitFor(WAIT);
+    expect(await row.locator('.progress-fill').getAttribute('class')).toContain('has-stopped');
   });
 
   it('refuses a crawl the API refuses, naming the field', async () => {

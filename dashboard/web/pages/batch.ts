@@ -22,12 +22,20 @@ export interface Job {
 }
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 
-/** Green for the items that succeeded, red for those that failed: a job with failures is never all green. */
+/**
+ * Of the finished share: green for the items that succeeded, red for those that failed, grey for those
+ * cancelled or skipped. A job with failures, or a cancelled one, is never all green.
+ */
 export function progressBar(job: Pick<Job, 'progress'>): HTMLElement {
-  const bar = h('div', { class: job.progress.failed > 0 ? 'progress-fill has-failed' : 'progress-fill' });
+  const { succeeded, failed, cancelled, skipped } = job.progress;
+  const classes = ['progress-fill', failed > 0 ? 'has-failed' : '', cancelled + skipped > 0 ? 'has-stopped' : ''].filter(Boolean).join(' ');
+  const bar = h('div', { class: classes });
   bar.style.width = `${job.progress.percent_complete}%`;
-  const finished = job.progress.succeeded + job.progress.failed;
-  if (finished > 0) bar.style.setProperty('--ok-share', `${(job.progress.succeeded * 100) / finished}%`);
+  const finished = succeeded + failed + cancelled + skipped;
+  if (finished > 0) {
+    bar.style.setProperty('--ok-share', `${(succeeded * 100) / finished}%`);
+    bar.style.setProperty('--failed-end', `${((succeeded + failed) * 100) / finished}%`);
+  }
   return h('div', { class: 'progress', role: 'progressbar', 'aria-valuenow': job.progress.percent_complete, 'aria-valuemin': 0, 'aria-valuemax': 100 }, bar);
 }
 
