@@ -205,6 +205,8 @@ describe('the dashboard as a daily tool, in Chromium', { timeout: 180_000 }, () 
     expect(await failedRow.locator('td').first().innerText()).toBe('3');
     expect(await failedRow.innerText()).toContain('ERR::UPSTREAM::CONNECTION_RESET');
     expect(await page.locator('section', { hasText: 'Parameters' }).innerText()).toContain('"response_format": "markdown"');
+    // The failed item's hold is still reserved for a minute after the job ended: the page says so.
+    expect(await page.locator('main').innerText()).toContain('The hold of the 1 item that failed, was cancelled or skipped goes back to the allowance about a minute');
     await shot('07-batch-job');
 
     await page.getByRole('link', { name: '← Batch jobs' }).click();

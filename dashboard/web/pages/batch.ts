@@ -138,7 +138,13 @@ export function statusBadge(job: Pick<Job, 'status' | 'progress'>): HTMLElement 
 }
 
 function heldNote(job: Job): HTMLElement | null {
-  if (TERMINAL.includes(job.status)) return null;
+  const unpaid = job.progress.failed + job.progress.cancelled + job.progress.skipped;
+  if (TERMINAL.includes(job.status)) {
+    if (unpaid === 0) return null;
+    // docs/batch.md: such holds go back after BATCH_HOLD_RETURN_DELAY_MS, so a retry soon after reuses them.
+    const which = unpaid === 1 ? 'The hold of the 1 item that failed, was cancelled or skipped goes' : `The holds of the ${unpaid} items that failed, were cancelled or skipped go`;
+    return h('p', { class: 'muted' }, `${which} back to the allowance about a minute after it ended (BATCH_HOLD_RETURN_DELAY_MS); until then it shows as "reserved" on the Usage page, never charged.`);
+  }
   return h(
     'p',
     { class: 'muted' },
