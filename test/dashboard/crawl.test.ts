@@ -137,8 +137,10 @@ describe('crawls from the dashboard, in Chromium', { timeout: 240_000 }, () => {
     await open('Crawls');
     await page.getByLabel('Start URL').fill(`${site.origin}/`);
     await page.getByLabel('Crawl name').fill('slow crawl');
-    // One page a second to this host: the crawl is still running when Cancel is pressed.
-    await page.locator('input[name="delay_ms"]').fill('1000');
+    // Three seconds between pages to this host, two at a time: still running when Cancel is pressed,
+    // and the page stays unchanged between pages (it re-renders only on change).
+    await page.locator('input[name="delay_ms"]').fill('3000');
+    await page.locator('input[name="concurrency"]').fill('2');
     await page.locator('select[name="sitemap"]').selectOption('skip');
     await page.getByRole('button', { name: 'Start crawl' }).click();
     await page.locator('[data-job-id]').waitFor(WAIT);

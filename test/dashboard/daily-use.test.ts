@@ -90,13 +90,15 @@ describe('the dashboard as a daily tool, in Chromium', { timeout: 180_000 }, () 
     expect(await page.locator('.code-block', { hasText: 'trawler scrape' }).innerText()).toContain('--response-format json');
 
     await page.locator('select[name="response_format"]').selectOption('');
+    page.on('response', (r) => { if (r.url().endsWith('/preview')) void r.text().then((t) => console.log('DEBUG preview', r.status(), t.slice(0, 300))); });
+    page.on('requestfailed', (r) => console.log('DEBUG failed', r.url(), r.failure()?.errorText));
     await page.getByRole('button', { name: 'Run scrape' }).click();
     const summary = page.locator('[data-answer-status]');
     await summary.waitFor(WAIT);
     expect(await summary.getAttribute('data-answer-status')).toBe('200');
     expect(await summary.innerText()).toMatch(/1 credit · engine fetch · request [0-9A-Z]{26}/);
     const frame = page.frameLocator('iframe.preview-frame');
-    expect(await frame.locator('h1').innerText()).toBe('Hello from the target');
+    await frame.locator('h1', { hasText: 'Hello from the target' }).waitFor(WAIT);
     expect(await page.locator('iframe.preview-frame').getAttribute('sandbox')).toBe('');
     await shot('01-playground-rendered');
     await page.getByRole('tab', { name: 'HTML source' }).click();

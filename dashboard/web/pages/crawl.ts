@@ -280,9 +280,13 @@ async function onePage({ org, every }: PageContext, projectId: string, jobId: st
       section('Pages', pages.element),
     );
   };
+  let shown = '';
   const refresh = async () => {
     const crawl = await api<Crawl>('GET', path);
-    render(crawl);
+    // Re-built only when something changed, so a button is not replaced under the pointer every second.
+    const state = JSON.stringify(crawl);
+    if (state !== shown) render(crawl);
+    shown = state;
     if (crawl.progress.completed !== shownFinished) {
       shownFinished = crawl.progress.completed;
       await pages.refresh();
