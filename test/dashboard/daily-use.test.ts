@@ -90,8 +90,6 @@ describe('the dashboard as a daily tool, in Chromium', { timeout: 180_000 }, () 
     expect(await page.locator('.code-block', { hasText: 'trawler scrape' }).innerText()).toContain('--response-format json');
 
     await page.locator('select[name="response_format"]').selectOption('');
-    page.on('response', (r) => { if (r.url().endsWith('/preview')) void r.text().then((t) => console.log('DEBUG preview', r.status(), t.slice(0, 300))); });
-    page.on('requestfailed', (r) => console.log('DEBUG failed', r.url(), r.failure()?.errorText));
     await page.getByRole('button', { name: 'Run scrape' }).click();
     const summary = page.locator('[data-answer-status]');
     await summary.waitFor(WAIT);
