@@ -5,9 +5,13 @@ import { z } from 'zod';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { DashboardContext } from '../context.js';
 import { parseInput } from '../org-access.js';
-import { PLAYGROUND_MAX_BODY_BYTES } from './playground.js';
 
 export const PREVIEW_PATH = '/preview';
+/**
+ * Bound on the HTML posted back: the playground hands at most 5 MiB of body to the browser (a constant
+ * here, not imported from playground.ts, which imports this module: the cycle left it undefined).
+ */
+const PREVIEW_MAX_HTML_CHARS = 10 * 1024 * 1024;
 
 /**
  * The rendered preview's own policy (docs/dashboard.md "Preview"): `sandbox` without tokens gives the
@@ -34,7 +38,7 @@ export const PREVIEW_CSP = [
 const Preview = z.strictObject({
   /** Minted by the playground run that produced the page (previewTicket). */
   ticket: z.string().max(1000),
-  html: z.string().max(PLAYGROUND_MAX_BODY_BYTES * 2),
+  html: z.string().max(PREVIEW_MAX_HTML_CHARS),
 });
 /** A ticket outlives the run by this much: a preview left open can still be re-rendered (tabs). */
 const TICKET_TTL_MS = 60 * 60_000;
