@@ -31,6 +31,7 @@ import { byMessage, startProgram, type Program } from '../test/support/programs.
 import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../test/support/services.js';
 import { startTargetSite } from '../test/support/target-site.js';
 import { procCpuMicros } from './proc-cpu.js';
+import { withCrawlee } from './crawlee-run.js';
 
 const { values } = parseArgs({
   options: {
@@ -174,12 +175,7 @@ async function crawleeItemsPerSecond(urls: string[], rounds: number): Promise<nu
 }
 
 async function crawleeRound(urls: string[]): Promise<number> {
-  const storage = mkdtempSync(join(tmpdir(), 'trawler-bench-crawlee-'));
-  process.env.CRAWLEE_STORAGE_DIR = storage;
-  try {
-    const { CheerioCrawler, Configuration, log } = await import('@crawlee/cheerio');
-    log.setLevel(log.LEVELS.WARNING);
-    const config = new Configuration({ storageClientOptions: { localDataDirectory: storage }, persistStorage: false, purgeOnStart: true });
+  return withCrawlee(async ({ CheerioCrawler }, config) => {
     let handled = 0;
     const crawler = new CheerioCrawler(
       {
@@ -196,9 +192,7 @@ async function crawleeRound(urls: string[]): Promise<number> {
     const seconds = (performance.now() - began) / 1000;
     if (handled !== urls.length) throw new Error(`crawlee handled ${handled} of ${urls.length}`);
     return urls.length / seconds;
-  } finally {
-    rmSync(storage, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The embedded service in this process; PGlite in a fresh data directory on disk unless `inMemory`. */

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import TurndownService from 'turndown';
 import { processContent } from '../worker/content/pipeline.js';
-import { htmlInput } from '../test/content/helpers.js';
+import { htmlInput } from '../test/content/content-input.js';
 import { deeplyNestedPage, hugePage, widePage } from '../test/content/hostile-pages.js';
 
 const FIXTURES = new URL('../test/fixtures/pages/', import.meta.url);

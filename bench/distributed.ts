@@ -34,10 +34,10 @@ export async function stopAll(children: ChildProcess[]): Promise<void> {
   }
 }
 
-/** `trawler all` with the fetch engine, its PGlite store in a fresh data directory, default settings otherwise (`settings` beside them). */
-export async function startEmbeddedProcess(settings: Record<string, string> = {}): Promise<ServiceProcesses> {
+/** `trawler all` with the fetch engine, its PGlite store in a fresh data directory, default settings otherwise (`settings` beside them); `entry`: another checkout's command. */
+export async function startEmbeddedProcess(settings: Record<string, string> = {}, entry = serviceEntry()): Promise<ServiceProcesses> {
   const dataDir = mkdtempSync(join(tmpdir(), 'trawler-bench-'));
-  const service = startProcess(['all'], { DATA_DIR: dataDir, PORT: '0', EMBEDDED_ENGINES: 'fetch', TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true', ...UNLIMITED, ...settings });
+  const service = startProcess(['all'], { DATA_DIR: dataDir, PORT: '0', EMBEDDED_ENGINES: 'fetch', TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true', ...UNLIMITED, ...settings }, entry);
   const url = await service.line(/"url":"([^"]+)"[^\n]*"msg":"gateway listening"/);
   const secret = await service.line(/svc_live_[a-z2-7]{52}/);
   return {
@@ -71,7 +71,9 @@ export function startProcess(args: string[], env: Record<string, string>, entry 
   child.stderr!.on('data', collect);
   const line = (match: RegExp) =>
     new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${match} from ${args.join(' ')} within 120 s:\n${seen.slice(-2000)}`)), 120_000);
+      // BENCH_START_SECONDS: a loaded machine may take longer to start a service (under tsx above all).
+      const seconds = Number(process.env.BENCH_START_SECONDS ?? 120);
+      const timer = setTimeout(() => reject(new Error(`no ${match} from ${args.join(' ')} within ${seconds} s:\n${seen.slice(-2000)}`)), seconds * 1000);
       const check = () => {
         const found = match.exec(seen);
         if (!found) return;

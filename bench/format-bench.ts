@@ -8,12 +8,15 @@
  * 1 ms p50 over html, and keep at least 0.8x its throughput. BENCH_MODES, BENCH_ROUNDS (3),
  * BENCH_REQUESTS (sequential, 200), BENCH_SECONDS and BENCH_CONCURRENCY pick the runs;
  * CONTENT_INLINE_MAX_CHARS, when set, is handed to the service (where its crossover was measured).
- * Prints figures; not a test.
+ * BENCH_BASELINE=<checkout> (built, `npx tsc -p tsconfig.json` there) also starts that checkout's embedded
+ * service beside this one's, and each format runs on both, alternated within every round (before and
+ * after a change, from one run). Prints figures; not a test.
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startDistributed, startEmbeddedProcess, type ServiceProcesses } from './distributed.js';
+import { serviceEntry } from './service-entry.js';
 import { fetchTierRequests } from './fetch-tier-requests.js';
 import { procCpuMicros } from './proc-cpu.js';
 import { CONCURRENCY, figures, THROUGHPUT_SECONDS, throughput, type Figures } from './request-figures.js';
@@ -65,26 +68,32 @@ function row(name: string, f: Measured, html: Measured | null): string {
   const against = html
     ? `   added p50 ${(f.p50 - html.p50).toFixed(2).padStart(5)} ms (<= 1), ${(f.rps / html.rps).toFixed(2)}x html's throughput (>= 0.8), ${(f.cpuMs - html.cpuMs).toFixed(2)} ms CPU more`
     : '';
-  return `    ${name.padEnd(9)} p50 ${f.p50.toFixed(2).padStart(6)} ms  p95 ${f.p95.toFixed(2).padStart(6)} ms  ${f.rps.toFixed(0).padStart(5)} req/s  ${f.cpuMs.toFixed(2)} ms CPU/scrape${against}`;
+  return `    ${name.padEnd(16)} p50 ${f.p50.toFixed(2).padStart(6)} ms  p95 ${f.p95.toFixed(2).padStart(6)} ms  ${f.rps.toFixed(0).padStart(5)} req/s  ${f.cpuMs.toFixed(2)} ms CPU/scrape${against}`;
 }
 
-async function measure(mode: string, service: ServiceProcesses, page: string): Promise<void> {
-  const runs = FORMATS.map(([name, fields]) => [name, fetchTierRequests(page, service, fields).viaApi] as const);
+/**
+ * Every round: html, markdown and text in turn, each against html of its own service; with a
+ * baseline, each format on the baseline service and then on this one, so both see the same load.
+ */
+async function measure(mode: string, services: Array<[string, ServiceProcesses]>, page: string): Promise<void> {
+  const sides = services.map(([side, service]) => ({ side, service, runs: FORMATS.map(([name, fields]) => [name, fetchTierRequests(page, service, fields).viaApi] as const) }));
   console.log(`${mode}:`);
   try {
     // Warm-up: every format at concurrency, so each path's code is optimised before it is timed.
-    for (const [, run] of runs) await throughput(run);
+    for (const { runs } of sides) for (const [, run] of runs) await throughput(run);
     for (let round = 1; round <= ROUNDS; round += 1) {
       console.log(`  round ${round} of ${ROUNDS}`);
-      let html: Measured | null = null;
-      for (const [name, run] of runs) {
-        const figures = await measured(service, run);
-        console.log(row(name, figures, html));
-        html ??= figures;
+      const html = new Map<string, Measured>();
+      for (const [index, [name]] of FORMATS.entries()) {
+        for (const { side, service, runs } of sides) {
+          const figures = await measured(service, runs[index][1]);
+          console.log(row(sides.length > 1 ? `${name} ${side}` : name, figures, html.get(side) ?? null));
+          if (name === 'html') html.set(side, figures);
+        }
       }
     }
   } finally {
-    await service.stop();
+    for (const { service } of sides) await service.stop();
   }
 }
 
@@ -95,11 +104,17 @@ async function main(): Promise<void> {
   const settings: Record<string, string> = process.env.CONTENT_INLINE_MAX_CHARS ? { CONTENT_INLINE_MAX_CHARS: process.env.CONTENT_INLINE_MAX_CHARS } : {};
   console.log(`html, markdown and text (main_content_only) of a ${(html.length / 1024).toFixed(1)} KB article through POST /v1/scrape: ${SEQUENTIAL} sequential requests, then ${THROUGHPUT_SECONDS} s at concurrency ${CONCURRENCY}, per format and round${settings.CONTENT_INLINE_MAX_CHARS ? `; CONTENT_INLINE_MAX_CHARS=${settings.CONTENT_INLINE_MAX_CHARS}` : ''}`);
   try {
-    if (MODES.includes('embedded')) await measure('embedded (`trawler all`, one process)', await startEmbeddedProcess(settings), site.url);
+    if (MODES.includes('embedded')) {
+      const baseline = process.env.BENCH_BASELINE;
+      const services: Array<[string, ServiceProcesses]> = [];
+      if (baseline) services.push(['before', await startEmbeddedProcess(settings, serviceEntry(baseline))]);
+      services.push([baseline ? 'after' : 'this', await startEmbeddedProcess(settings)]);
+      await measure(`embedded (\`trawler all\`, one process${baseline ? `; before: ${baseline}, after: this checkout` : ''})`, services, site.url);
+    }
     if (MODES.includes('distributed')) {
       const service = await startDistributed(settings);
       if (service === null) console.log('distributed: skipped, PostgreSQL or NATS not reachable');
-      else await measure('distributed (gateway and fetch worker processes, PostgreSQL + NATS)', service, site.url);
+      else await measure('distributed (gateway and fetch worker processes, PostgreSQL + NATS)', [['this', service]], site.url);
     }
   } finally {
     await site.close();

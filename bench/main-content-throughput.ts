@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
-import { htmlInput } from '../test/content/helpers.js';
+import { htmlInput } from '../test/content/content-input.js';
 import { processContent } from '../worker/content/pipeline.js';
 import { loadPages, megabytesOf, setDir, SETS, type Page } from './main-content-pages.js';
 

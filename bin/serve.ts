@@ -49,6 +49,11 @@ export async function serve(config: Config, role: Role, name: string, extra: { d
       const box = await openSealingBox(db, config, logger, db.kind === 'pglite' && !config.DATABASE_URL);
       const gateway = await startGateway({ config, db, bus, logger, registry, version, box });
       stops.unshift((grace) => gateway.stop(grace));
+      // SIGHUP re-reads PROXY_POOLS_FILE (docs/proxy-pools.md); without a pool it is only logged, never a stop.
+      process.on('SIGHUP', () => {
+        const check = gateway.reloadProxyPools();
+        if (check === null || check.result === 'unchanged') logger.info({ proxy_pools_file: check === null ? 'not configured' : 'unchanged' }, 'SIGHUP: nothing to reload');
+      });
       process.stderr.write(`Trawler ${version} serving on ${gateway.url} (store: ${db.kind}, bus: ${bus.transport})\n`);
       if (config.DASHBOARD_PORT !== 'off') {
         const dashboard = await startDashboard({ config, db, ledger: gateway.context.ledger, logger, box, apiUrl: gateway.url, routers: extra.dashboardRouters }, config.DASHBOARD_PORT, (port, actual, reason) =>

@@ -16,6 +16,8 @@ interface CrawlFlags extends FollowFlags {
   name?: string;
   concurrency?: string;
   creditBudget?: string;
+  delayMs?: string;
+  maxConcurrencyPerHost?: string;
   detach?: boolean;
 }
 
@@ -56,6 +58,8 @@ export function crawlCommand(): Command {
     .option('--name <name>', 'job label')
     .option('--concurrency <n>', 'pages scraped at once (1-50)')
     .option('--credit-budget <credits>', 'ceiling for the whole crawl, whole credits')
+    .option('--delay-ms <ms>', 'least time between two requests to one host (robots.txt Crawl-delay raises it)')
+    .option('--max-concurrency-per-host <n>', 'requests in flight to one host at once (1-50)')
     .option('--detach', 'start the crawl, print it and exit');
   siteRuleOptions(command);
   followOptions(command, 'trawler-crawl-<id>.ndjson');
@@ -72,12 +76,14 @@ export function crawlCommand(): Command {
       name: flags.name,
       concurrency: integer('--concurrency', flags.concurrency),
       credit_budget: integer('--credit-budget', flags.creditBudget),
+      delay_ms: integer('--delay-ms', flags.delayMs),
+      max_concurrency_per_host: integer('--max-concurrency-per-host', flags.maxConcurrencyPerHost),
       scrape: scrapeParametersFrom(flags as unknown as Record<string, unknown>, null),
     }).filter(([, value]) => value !== undefined));
     const crawl = await context.client.json<{ id: string; total_items: number }>('POST', '/v1/crawl', { json: body, onDrop: 'never' });
     if (flags.detach) return printJson(context, crawl);
     if (!context.json) context.err.write(`trawler: crawl ${crawl.id} started with ${crawl.total_items} page(s); details: trawler crawl-status ${crawl.id}\n`);
-    await follow(context, crawl.id, flags, `trawler-crawl-${crawl.id}.ndjson`);
+    await follow(context, crawl.id, flags, `trawler-crawl-${crawl.id}.ndjson`, undefined, '/v1/crawl');
   });
 }
 

@@ -1,9 +1,10 @@
-import type { IncomingMessage, RequestListener, Server } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ServiceError, problemBody } from '../lib/errors/index.js';
 import { newId } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
+import { HEAD_SCAN_BYTES, MessageHeads } from './message-heads.js';
 import type { RecordRefused } from './request-log/record-refused.js';
 
 /** What Node's HTTP parser refused, in words a caller can act on (llhttp error codes). */
@@ -27,12 +28,12 @@ const PARSER_DETAILS: Record<string, string> = {
 interface ParserError extends Error {
   code?: string;
   reason?: string;
-  /** The bytes the parser was reading when it failed (Node sets it): usually the whole request head. */
+  /** The segment the parser was reading when it failed (Node sets it). */
   rawPacket?: Buffer;
+  /** Where in `rawPacket` the parser failed (Node sets it for a parse error). */
+  bytesParsed?: number;
 }
 
-/** Bounds what is read of a refused request's bytes: the head, within Node's 16 KiB header limit. */
-const HEAD_SCAN_BYTES = 16_384;
 const PATH_MAX_CHARS = 256;
 
 /**
@@ -40,7 +41,8 @@ const PATH_MAX_CHARS = 256;
  * far as they are readable (a line ends at CR, LF or NUL). Linear in the bytes scanned.
  */
 export function headOf(raw: Buffer | undefined): { method: string; path: string; authorization: string | undefined } {
-  const text = raw === undefined ? '' : raw.subarray(0, HEAD_SCAN_BYTES).toString('latin1');
+  // Empty lines before a request line are allowed (RFC 9112 section 2.2).
+  const text = raw === undefined ? '' : raw.subarray(0, HEAD_SCAN_BYTES).toString('latin1').replace(/^(\r?\n)+/, '');
   const end = text.indexOf('\r\n\r\n');
   const lines = (end >= 0 ? text.slice(0, end) : text).split(/\r\n|\n/);
   const [method = '', target = ''] = (lines[0] ?? '').split(' ');
@@ -75,33 +77,56 @@ export function rawProblemAnswer(detail: string, docsUrl: string, requestId: str
   return Buffer.from(head + body, 'utf8');
 }
 
-const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
+/**
+ * Follows each gateway connection's request messages (message-heads.ts) so a refused request's head
+ * is its own, whole: the header lines of earlier TCP segments included, a pipelined request's body or
+ * head in front of it excluded. Returns the head of the message a parse error refused. Listening to
+ * 'data' takes Node's parser off its native read path for the gateway's connections
+ * (docs/platform.md "Malformed HTTP").
+ */
+function followMessageHeads(server: Server): (socket: Socket, error: ParserError | undefined) => { head: Buffer; inBody: boolean } {
+  const heads = new WeakMap<Socket, MessageHeads>();
+  server.on('connection', (socket: Socket) => {
+    const messages = new MessageHeads();
+    heads.set(socket, messages);
+    const follow = (chunk: Buffer) => {
+      messages.take(chunk);
+      if (messages.lost) socket.removeListener('data', follow);
+    };
+    socket.on('data', follow);
+  });
+  return (socket, error) => {
+    const messages = heads.get(socket);
+    const failing = error?.rawPacket;
+    if (messages === undefined) return { head: failing ?? Buffer.alloc(0), inBody: false };
+    heads.delete(socket);
+    // A parse error comes while Node parses a segment, before this module's listener has seen it:
+    // the bytes before the error are followed, those from it on end the refused head.
+    if (failing !== undefined && typeof error?.bytesParsed === 'number') {
+      messages.take(failing.subarray(0, error.bytesParsed));
+      return { head: messages.refusedHead(failing.subarray(error.bytesParsed)), inBody: messages.inBody };
+    }
+    return { head: messages.refusedHead(undefined), inBody: messages.inBody };
+  };
+}
+
+type HttpSocket = Socket & { _httpMessage?: (ServerResponse & { headersSent: boolean }) | null };
 
 /**
- * The bytes of a request head still incomplete on each socket, as they arrived: Node's parser keeps
- * the header lines it read in earlier TCP segments to itself, and a parse error shows only the segment
- * it failed on (`rawPacket`). So each socket keeps what came after the last blank line it received,
- * at most HEAD_SCAN_BYTES (a copy, never the socket's buffer); a refused request's head is that plus
- * the failing segment. Listening to 'data' takes Node's parser off its native read path for the
- * gateway's connections (docs/platform.md "Malformed HTTP").
+ * Resolves once the socket has no response under way: a refused message's answer follows the answers
+ * to the requests pipelined before it (Node attaches them one at a time, in order).
  */
-function keepIncompleteHeads(server: Server): (socket: Socket, failing: Buffer | undefined) => Buffer | undefined {
-  const pending = new WeakMap<Socket, Buffer>();
-  server.on('connection', (socket: Socket) => {
-    socket.on('data', (chunk: Buffer) => {
-      const end = chunk.lastIndexOf(HEAD_END);
-      const before = end >= 0 ? undefined : pending.get(socket);
-      const tail = end >= 0 ? chunk.subarray(end + HEAD_END.length) : chunk;
-      if (tail.length === 0) return void pending.delete(socket);
-      const kept = before === undefined || tail.length >= HEAD_SCAN_BYTES ? tail : Buffer.concat([before, tail]);
-      pending.set(socket, Buffer.from(kept.subarray(-HEAD_SCAN_BYTES)));
+async function responsesWritten(socket: HttpSocket): Promise<void> {
+  for (let current = socket._httpMessage; current && !socket.destroyed; current = socket._httpMessage) {
+    const response = current;
+    await new Promise<void>((resolve) => {
+      response.once('finish', resolve);
+      response.once('close', resolve);
+      socket.once('close', resolve);
     });
-  });
-  return (socket, failing) => {
-    const earlier = pending.get(socket);
-    if (earlier === undefined) return failing;
-    return failing === undefined ? earlier : Buffer.concat([earlier, failing]);
-  };
+    // Node moves on to the next response in its own 'finish' listener, which ran before this one.
+    if (socket._httpMessage === response) return;
+  }
 }
 
 /**
@@ -112,26 +137,28 @@ function keepIncompleteHeads(server: Server): (socket: Socket, failing: Buffer |
 export function answerMalformedRequests(server: Server, app: RequestListener, docsUrl: string, logger: Logger, record?: RecordRefused): void {
   // The answer waits for the key's lookup; more bytes on the socket meanwhile must not answer twice.
   const refused = new WeakSet<Duplex>();
-  const headBytes = keepIncompleteHeads(server);
-  const refuse = async (socket: Duplex, detail: string, head: ReturnType<typeof headOf>) => {
+  const headBytes = followMessageHeads(server);
+  const refuse = async (socket: Duplex, detail: string, head: ReturnType<typeof headOf>, afterResponses = false) => {
     refused.add(socket);
     const requestId = newId();
     const receivedAt = Date.now();
     await record?.({ requestId, receivedAt, ...head, detail }).catch((error: unknown) => logger.warn({ err: error, request_id: requestId }, 'recording a refused request failed'));
+    if (afterResponses) await responsesWritten(socket as HttpSocket);
     socket.end(rawProblemAnswer(detail, docsUrl, requestId));
     return requestId;
   };
-  server.on('clientError', (error: ParserError, socket: Socket) => {
-    // A response already under way on this socket cannot be followed by another one.
-    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  server.on('clientError', (error: ParserError, socket: HttpSocket) => {
     if (refused.has(socket)) return;
-    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    const { head, inBody } = headBytes(socket, error);
+    // A body that turns malformed after its request's answer started cannot get a second answer. A
+    // malformed message pipelined after others is answered once their answers are out.
+    if (error.code === 'ECONNRESET' || !socket.writable || (inBody && socket._httpMessage?.headersSent)) {
       socket.destroy();
       return;
     }
     const known = PARSER_DETAILS[error.code ?? ''] ?? 'The request is not well-formed HTTP/1.1';
     const detail = error.reason ? `${known} (parser: ${error.reason})` : known;
-    void refuse(socket, detail, headOf(headBytes(socket, error.rawPacket))).then((requestId) =>
+    void refuse(socket, detail, headOf(head), !inBody).then((requestId) =>
       logger.info({ request_id: requestId, code: error.code, reason: error.reason }, 'malformed request refused'),
     );
   });

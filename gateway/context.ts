@@ -15,6 +15,7 @@ import type { WorkerDirectory } from './worker-directory.js';
 import type { RequestLogWriter } from './request-log/log-writer.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { WorkTracker } from './work-tracker.js';
+import type { BrowserConnections } from './browser/connections.js';
 
 /** Everything the gateway's routes depend on, built once in main.ts and passed in. */
 export interface GatewayContext {
@@ -42,4 +43,6 @@ export interface GatewayContext {
   work: WorkTracker;
   /** The managed proxy pool (PROXY_POOLS_FILE), or null when the deployment configures none. */
   exitPool: ExitPool | null;
+  /** Remote-browser connections this gateway relays (GET /v1/browser). */
+  browsers: BrowserConnections;
 }

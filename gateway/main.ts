@@ -14,20 +14,25 @@ import { resealUnboundDefaultKeys } from '../lib/store/dashboard/keys.js';
 import { purgeSignInAttempts, SIGN_IN_WINDOW_MS } from '../lib/store/dashboard/sign-in-attempts.js';
 import { openSealingBox } from '../lib/store/sealing-key.js';
 import { createApp } from './app.js';
+import { BrowserConnections } from './browser/connections.js';
+import { routeUpgrades } from './browser/upgrade.js';
+import { operation } from './routes/declare.js';
 import { closeLingering } from './lingering-close.js';
 import { recordRefused } from './request-log/record-refused.js';
 import { answerMalformedRequests } from './client-error.js';
 import { startRequestLogPurge } from './request-log/purge.js';
 import { startStoreMaintenance } from './store-maintenance.js';
 import { RequestLogWriter } from './request-log/log-writer.js';
-import { startBatchDispatcher, type BatchDispatcher, type DispatcherHooks } from './batch/dispatcher.js';
+import { startBatchDispatcher, type BatchDispatcher } from './batch/dispatcher.js';
+import type { DispatcherHooks } from './batch/dispatcher-hooks.js';
 import { startWebhookDeliverer } from './webhooks/deliverer.js';
 import { purgeCache } from './scrape/cache.js';
 import { purgeExpiredContexts } from '../lib/store/sessions/index.js';
 import { KeyResolver } from './auth/key-resolver.js';
 import type { GatewayContext } from './context.js';
-import { openExitPool } from './proxy/pool.js';
-import { pruneStickyExits } from '../lib/store/proxy-pools.js';
+import { openExitPool, watchExitPool } from './proxy/pool.js';
+import type { PoolFileCheck } from '../lib/proxy-pool/pool-file-watch.js';
+import { pruneDomainHealth, pruneStickyExits } from '../lib/store/proxy-pools.js';
 import { createLimits, type GatewayLimits } from './limits/create-limits.js';
 import { WorkerDirectory } from './worker-directory.js';
 import { WorkTracker } from './work-tracker.js';
@@ -47,7 +52,7 @@ export interface GatewayDeps {
   box?: SecretBox;
   /** Tests only: limiters of their own (default: createLimits for the store). */
   limits?: GatewayLimits;
-  /** Tests only: points where the batch dispatcher waits, to drive races deterministically. */
+  /** Points where the batch dispatcher waits for its caller (gateway/batch/dispatcher-hooks.ts); tests pass them to drive races. */
   batchHooks?: DispatcherHooks;
 }
 
@@ -58,6 +63,8 @@ export interface RunningGateway {
   batchDispatcher: BatchDispatcher;
   /** Stop accepting connections, answer requests in flight (bounded by graceMs), then resolve. */
   stop(graceMs: number): Promise<void>;
+  /** Reads PROXY_POOLS_FILE now (SIGHUP): null without a managed pool. */
+  reloadProxyPools(): PoolFileCheck | null;
 }
 
 
@@ -82,11 +89,13 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const { batchHooks, box: givenBox, ...shared } = deps;
   const box = givenBox ?? (await openSealingBox(deps.db, deps.config, deps.logger, false));
   await sealStoredSecrets(deps.db, box, deps.logger);
-  const exitPool = openExitPool(deps.config, deps.db);
+  const managedPool = openExitPool(deps.config, deps.db);
+  const exitPool = managedPool?.pool ?? null;
   const limits = deps.limits ?? createLimits(deps.db, deps.logger);
+  const ledger = deps.ledger ?? createLedger(deps.db);
   const context: GatewayContext = {
     ...shared,
-    ledger: deps.ledger ?? createLedger(deps.db),
+    ledger,
     box,
     directory,
     metrics: createGatewayMetrics(deps.registry, { directory, db: deps.db, exitPool }),
@@ -97,11 +106,14 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     requestLog: new RequestLogWriter(deps.db, deps.logger, { flushMs: deps.config.REQUEST_LOG_FLUSH_MS }),
     work: new WorkTracker(),
     exitPool,
+    browsers: new BrowserConnections(deps.db, ledger, deps.logger),
   };
+  const poolFileWatch = managedPool ? watchExitPool(managedPool, deps.config, deps.logger, context.metrics) : null;
   let draining = false;
   const app = createApp(context, { draining: () => draining });
   // A request without Host reaches the app, which refuses it with a problem body (http-framing.ts).
   const server = createLimitedServer(app, gatewayServerLimits(deps.config), { requireHostHeader: false });
+  routeUpgrades(server, app, operation('remoteBrowser').path);
   answerMalformedRequests(server, app, docsBaseOf(deps.config), deps.logger, recordRefused(context));
   closeLingering(server);
   await new Promise<void>((resolve, reject) => {
@@ -119,6 +131,11 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     purgeCache(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'cache purge failed'));
     purgeExpiredContexts(deps.db).catch((error: unknown) => deps.logger.warn({ err: error }, 'session context purge failed'));
     pruneStickyExits(deps.db, STICKY_EXIT_RETENTION_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'sticky exit prune failed'));
+    pruneDomainHealth(deps.db, {
+      now: Date.now(),
+      olderThanMs: deps.config.PROXY_DOMAIN_HEALTH_RETENTION_MS,
+      maxRows: deps.config.PROXY_DOMAIN_HEALTH_MAX_ROWS,
+    }).catch((error: unknown) => deps.logger.warn({ err: error }, 'proxy domain health prune failed'));
     purgeSignInAttempts(deps.db, SIGN_IN_WINDOW_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'sign-in attempt purge failed'));
   }, 60_000);
   sweeper.unref();
@@ -131,6 +148,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     url,
     context,
     batchDispatcher,
+    reloadProxyPools: () => poolFileWatch?.reload() ?? null,
     async stop(graceMs: number) {
       const deadline = Date.now() + graceMs;
       draining = true;
@@ -141,6 +159,9 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
         await new Promise((resolve) => setTimeout(resolve, drainDelay));
       }
       clearInterval(sweeper);
+      poolFileWatch?.close();
+      // Remote-browser connections end with 1001, each billed its started minutes, before anything closes.
+      await context.browsers.closeAll();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), Math.max(0, deadline - Date.now()));

@@ -18,6 +18,14 @@ export interface GatewayMetrics {
   exitUses: Counter<'tier' | 'exit' | 'outcome'>;
   /** Requests answered 503 EXHAUSTED by the managed pool, by requested tier. */
   exitsExhausted: Counter<'tier'>;
+  /** Changed pool files read (watch or SIGHUP): `applied`, or `rejected` (the pools in use stay). */
+  poolFileReloads: Counter<'result'>;
+  /** 1 when the last changed pool file read was applied, 0 when it was refused (Prometheus's own config reload gauge's meaning). */
+  poolFileValid: Gauge;
+  /** Remote-browser connections open on this gateway, by engine. */
+  browserOpen: Gauge<'engine'>;
+  /** Remote-browser connections ended, by engine and end reason (client, ttl, idle, browser, worker, shutdown). */
+  browserConnections: Counter<'engine' | 'reason'>;
 }
 
 /** What the gauges read when Prometheus scrapes; each gateway replica reports the same totals. */
@@ -37,12 +45,27 @@ export function createGatewayMetrics(registry: Registry, sources: GatewayGaugeSo
   return {
     requests: new Counter({ name: `${METRIC_PREFIX}http_requests_total`, help: 'HTTP requests answered.', labelNames: ['route', 'method', 'status'], registers }),
     duration: new Histogram({ name: `${METRIC_PREFIX}http_request_duration_seconds`, help: 'HTTP request wall time.', labelNames: ['route'], buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers }),
+    browserOpen: new Gauge({ name: `${METRIC_PREFIX}browser_connections_open`, help: 'Remote-browser connections open on this gateway, by engine.', labelNames: ['engine'], registers }),
+    browserConnections: new Counter({ name: `${METRIC_PREFIX}browser_connections_total`, help: 'Remote-browser connections ended, by engine and end reason.', labelNames: ['engine', 'reason'], registers }),
     scrapes: new Counter({ name: `${METRIC_PREFIX}scrapes_total`, help: 'Scrapes by serving engine and outcome (success, cache_hit or the error code).', labelNames: ['engine', 'outcome'], registers }),
     creditsCharged: { inc: (labels, micro) => credits.inc(labels, micro / MICRO_PER_CREDIT) },
     cacheWriteFailures: new Counter({ name: `${METRIC_PREFIX}cache_write_failures_total`, help: 'Scrape results the cache could not store (the scrape still answered).', registers }),
     exitUses: new Counter({ name: `${METRIC_PREFIX}proxy_exit_uses_total`, help: 'Uses of managed pool exits by tier, exit id and outcome (ok, ban, dead, auth, neutral).', labelNames: ['tier', 'exit', 'outcome'], registers }),
     exitsExhausted: new Counter({ name: `${METRIC_PREFIX}proxy_exhausted_total`, help: 'Requests the managed pool answered with 503 EXHAUSTED, by requested tier.', labelNames: ['tier'], registers }),
+    poolFileReloads: new Counter({ name: `${METRIC_PREFIX}proxy_pool_file_reloads_total`, help: 'Changed PROXY_POOLS_FILE contents read, by result (applied, rejected: the pools in use stay).', labelNames: ['result'], registers }),
+    poolFileValid: poolFileValidGauge(registry, sources.exitPool !== null),
   };
+}
+
+function poolFileValidGauge(registry: Registry, configured: boolean): Gauge {
+  const gauge = new Gauge({
+    name: `${METRIC_PREFIX}proxy_pool_file_last_reload_successful`,
+    help: 'Whether the last PROXY_POOLS_FILE contents read were applied (1) or refused, keeping the pools in use (0).',
+    // Not exposed without a pool file: a 0 there would read as a refused file.
+    registers: configured ? [registry] : [],
+  });
+  gauge.set(1);
+  return gauge;
 }
 
 /**

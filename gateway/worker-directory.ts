@@ -30,6 +30,8 @@ export interface WorkerView {
   in_flight: number;
   started_at: string;
   last_seen_at: string;
+  /** Remote-browser connections in use of the worker's relay capacity (GET /v1/browser); absent when it has no relay. */
+  browser_sessions?: { capacity: number; in_use: number };
 }
 
 /** Live pool membership as this gateway sees it on the bus (GET /v1/workers, engine availability). */
@@ -65,6 +67,7 @@ export class WorkerDirectory {
         in_flight: h.in_flight,
         started_at: h.started_at,
         last_seen_at: new Date(lastSeen).toISOString(),
+        ...(h.browser_sessions ? { browser_sessions: h.browser_sessions } : {}),
       }))
       .sort((a, b) => a.engine.localeCompare(b.engine) || a.id.localeCompare(b.id));
   }
@@ -88,6 +91,14 @@ export class WorkerDirectory {
     const engines: EngineName[] = [];
     for (const { heartbeat } of this.members.values()) if (!heartbeat.draining) engines.push(heartbeat.engine);
     return new Set(engines.sort((a, b) => a.localeCompare(b)));
+  }
+
+  /** Engines with a live worker taking work that relays remote browsers (GET /v1/browser). */
+  browserEngines(now = Date.now()): Set<EngineName> {
+    this.expire(now);
+    const engines = new Set<EngineName>();
+    for (const { heartbeat } of this.members.values()) if (!heartbeat.draining && heartbeat.browser_sessions) engines.add(heartbeat.engine);
+    return engines;
   }
 
   summary(now = Date.now()): Record<EngineName, { workers: number; capacity: number; in_flight: number }> {

@@ -68,6 +68,16 @@ export const ConfigSchema = z.object({
   CHROMIUM_PATH: z.string().optional(),
   OBSCURA_PATH: z.string().optional(),
   OBSCURA_CDP_URL: optionalText,
+  /** GET /v1/browser (docs/remote-browser.md): on wherever a render engine is deployed; false answers 501 and workers open no relay port. */
+  BROWSER_ROUTE_ENABLED: bool.default(true),
+  /** Remote-browser connections one worker relays at once, per render engine. */
+  BROWSER_SESSIONS: z.coerce.number().int().min(1).max(1000).default(4),
+  /** Where a worker's remote-browser relay port listens (gateways connect to it; docs/remote-browser.md "Transport"). */
+  BROWSER_RELAY_HOST: z.string().default('127.0.0.1'),
+  /** The relay port; 0 takes any free port (the port travels with each lease, so nothing needs to know it ahead). */
+  BROWSER_RELAY_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** The host name gateways reach the relay port by; unset: BROWSER_RELAY_HOST, or the machine's host name when that is a wildcard. */
+  BROWSER_RELAY_ADVERTISE_HOST: optionalText,
   REQUEST_LOG_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
   /** Longest wait of a request-log entry for its batched write (docs/request-log.md, "Batched writes"). */
   REQUEST_LOG_FLUSH_MS: z.coerce.number().int().min(1).max(10_000).default(50),
@@ -118,6 +128,15 @@ export const ConfigSchema = z.object({
   PROXY_COOLDOWN_MAX_MS: z.coerce.number().int().min(1).max(86_400_000).default(1_800_000),
   /** How stale a gateway's copy of the pool health shared through the store may be; 0 reads it for every request. */
   PROXY_HEALTH_REFRESH_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  /**
+   * The gateway watches PROXY_POOLS_FILE's directory and re-reads the file at least this often, applying
+   * a changed file to new requests (a file that fails validation keeps the pools in use); 0: only SIGHUP reloads.
+   */
+  PROXY_POOLS_WATCH_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
+  /** A per-domain health row of a pool exit not changed for this long is deleted (unless cooling down). */
+  PROXY_DOMAIN_HEALTH_RETENTION_MS: z.coerce.number().int().min(60_000).max(30 * 86_400_000).default(86_400_000),
+  /** At most this many per-domain health rows are kept; beyond it the least recently changed go first. */
+  PROXY_DOMAIN_HEALTH_MAX_ROWS: z.coerce.number().int().min(100).max(10_000_000).default(20_000),
   /** Chat Completions base of the extraction model (its `/v1`); with AI_MODEL it turns `ai_extract` on (docs/ai-extract.md). */
   AI_BASE_URL: optionalText.pipe(z.string().url().optional()),
   /** Bearer key sent to AI_BASE_URL; unset sends none (a local server). */

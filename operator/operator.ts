@@ -12,6 +12,7 @@ import { reconcileEngine } from './reconcile-engine.js';
 import { reconcilePool } from './reconcile-pool.js';
 import { reconcileProxyPool } from './reconcile-proxy-pool.js';
 import { createWatches, type WatchedResource, type Watches } from './watch.js';
+import { secretNamesOf } from './proxy-pool-resource.js';
 
 export interface OperatorOptions {
   kubeConfig: KubeConfig;
@@ -70,6 +71,22 @@ export function createOperator(options: OperatorOptions): Operator {
       .filter((p) => p.metadata?.namespace === namespace && engineRefOf(p) === engineName)
       .map((p) => p.metadata?.name ?? '');
 
+  /**
+   * The ProxyPools a Secret event concerns: those whose exits take a credential from it (re-rendered
+   * with the new value, or Degraded once it is gone), and the one owning it (its pool file Secret,
+   * changed or deleted by hand, is written again).
+   */
+  const proxyPoolsUsingSecret = (secret: KubernetesObject): string[] => {
+    const namespace = secret.metadata?.namespace;
+    const name = secret.metadata?.name ?? '';
+    const owner = secret.metadata?.ownerReferences?.find((ref) => ref.kind === PROXY_POOL_KIND && ref.controller)?.name;
+    const users = watches
+      .cache('proxypools')
+      .filter((pool) => pool.metadata?.namespace === namespace && secretNamesOf(pool).has(name))
+      .map((pool) => pool.metadata?.name ?? '');
+    return [...new Set(owner ? [...users, owner] : users)];
+  };
+
   const context = (key: string): ReconcileContext => ({
     cluster,
     defaults: options.defaults,
@@ -112,6 +129,8 @@ export function createOperator(options: OperatorOptions): Operator {
       for (const pool of poolsUsingEngine(namespace, name)) queue.enqueue(objectKey(WORKER_POOL_KIND, namespace, pool));
     } else if (resource === 'proxypools') {
       queue.enqueue(objectKey(PROXY_POOL_KIND, namespace, name));
+    } else if (resource === 'secrets') {
+      for (const pool of proxyPoolsUsingSecret(object)) queue.enqueue(objectKey(PROXY_POOL_KIND, namespace, pool));
     } else if (resource === 'workerpools') {
       queue.enqueue(objectKey(WORKER_POOL_KIND, namespace, name));
       const poolKey = `${namespace}/${name}`;

@@ -47,3 +47,14 @@ export interface ProxyPoolStatus {
 /** Name of the Secret holding a ProxyPool's pool file. */
 export const proxyPoolSecretName = (pool: string): string => `trawler-proxypool-${pool}`;
 export const POOL_FILE_KEY = 'pools.json';
+
+/** Names of the Secrets a ProxyPool object's exits take credentials from (its spec as stored, not yet validated). */
+export function secretNamesOf(pool: object): Set<string> {
+  const exits = ((pool as { spec?: { exits?: unknown } }).spec)?.exits;
+  const names = new Set<string>();
+  if (!Array.isArray(exits)) return names;
+  for (const exit of exits as Array<Record<string, { name?: unknown } | undefined>>) {
+    for (const ref of [exit?.usernameSecretRef, exit?.passwordSecretRef]) if (typeof ref?.name === 'string') names.add(ref.name);
+  }
+  return names;
+}

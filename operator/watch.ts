@@ -1,5 +1,6 @@
 import {
   AppsV1Api,
+  CoreV1Api,
   CustomObjectsApi,
   ListWatch,
   Watch,
@@ -11,7 +12,7 @@ import { z } from 'zod';
 import { API_GROUP, API_VERSION, PROXY_POOL_PLURAL, SCRAPE_ENGINE_PLURAL, WORKER_POOL_PLURAL } from './api-names.js';
 import { MANAGED_SELECTOR } from './labels.js';
 
-export type WatchedResource = 'scrapeengines' | 'workerpools' | 'proxypools' | 'deployments';
+export type WatchedResource = 'scrapeengines' | 'workerpools' | 'proxypools' | 'secrets' | 'deployments';
 export type WatchEventType = 'add' | 'update' | 'delete';
 
 export interface WatchOptions {
@@ -22,9 +23,13 @@ export interface WatchOptions {
   onRestart: (resource: WatchedResource, error: unknown) => void;
 }
 
-/** List-and-watch of the three resources the operator follows, with their caches. */
+/**
+ * List-and-watch of the resources the operator follows, with their caches. Secrets are watched for
+ * the credentials ProxyPools reference (they carry no label of ours, so every Secret of the watched
+ * namespaces is listed; the cache holds them as the API server sends them).
+ */
 export interface Watches {
-  /** Lists, then watches, in order: pools, engines, deployments (so engine events see the pools). */
+  /** Lists, then watches, in order: pools, engines, proxy pools, secrets, deployments (so engine events see the pools, secret events the proxy pools). */
   start(): Promise<void>;
   stop(): Promise<void>;
   cache(resource: WatchedResource): readonly KubernetesObject[];
@@ -45,6 +50,7 @@ function asList(raw: unknown): KubernetesListObject<KubernetesObject> {
 export function createWatches(kubeConfig: KubeConfig, options: WatchOptions): Watches {
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const apps = kubeConfig.makeApiClient(AppsV1Api);
+  const core = kubeConfig.makeApiClient(CoreV1Api);
   const { namespace } = options;
   const scope = namespace ? `/namespaces/${namespace}` : '';
   const crdPath = (plural: string) => `/apis/${API_GROUP}/${API_VERSION}${scope}/${plural}`;
@@ -61,14 +67,17 @@ export function createWatches(kubeConfig: KubeConfig, options: WatchOptions): Wa
         : await apps.listDeploymentForAllNamespaces({ labelSelector: MANAGED_SELECTOR }),
     );
 
+  const listSecrets = async () => asList(namespace ? await core.listNamespacedSecret({ namespace }) : await core.listSecretForAllNamespaces());
+
   const watch = new Watch(kubeConfig);
   const informers: Record<WatchedResource, ListWatch<KubernetesObject>> = {
     workerpools: new ListWatch(crdPath(WORKER_POOL_PLURAL), watch, listCustom(WORKER_POOL_PLURAL), false),
     scrapeengines: new ListWatch(crdPath(SCRAPE_ENGINE_PLURAL), watch, listCustom(SCRAPE_ENGINE_PLURAL), false),
     proxypools: new ListWatch(crdPath(PROXY_POOL_PLURAL), watch, listCustom(PROXY_POOL_PLURAL), false),
+    secrets: new ListWatch(`/api/v1${scope}/secrets`, watch, listSecrets, false),
     deployments: new ListWatch(`/apis/apps/v1${scope}/deployments`, watch, listDeployments, false, MANAGED_SELECTOR),
   };
-  const order: WatchedResource[] = ['workerpools', 'scrapeengines', 'proxypools', 'deployments'];
+  const order: WatchedResource[] = ['workerpools', 'scrapeengines', 'proxypools', 'secrets', 'deployments'];
   let stopped = false;
   const restartTimers = new Set<NodeJS.Timeout>();
 
@@ -105,6 +114,7 @@ export function createWatches(kubeConfig: KubeConfig, options: WatchOptions): Wa
       workerpools: informers.workerpools.latestResourceVersion(),
       scrapeengines: informers.scrapeengines.latestResourceVersion(),
       proxypools: informers.proxypools.latestResourceVersion(),
+      secrets: informers.secrets.latestResourceVersion(),
       deployments: informers.deployments.latestResourceVersion(),
     }),
   };

@@ -5,7 +5,8 @@
  * temporary folder (sharing this checkout's node_modules); each side runs in a process of its own
  * and writes its answers there; then the two are compared and each page that differs is named.
  * Run: npx tsx scripts/content-identical.ts [commit, default a4b2da3] (CONTENT_BENCH_DIR overrides
- * where the collections are; COLLECTIONS=l3s-gn1,... picks some; EVERY=n takes every n-th page).
+ * where the collections are; COLLECTIONS=l3s-gn1,... picks some; EVERY=n takes every n-th page;
+ * BEFORE_ANSWERS=<dir> reuses the commit's answers from the `before` folder of an earlier run).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,8 @@ const COLLECTION_DIR =
   process.env.CONTENT_BENCH_DIR ?? [path.resolve(CHECKOUT, '..', 'shared', 'content-bench'), path.resolve(CHECKOUT, '..', '..', 'shared', 'content-bench')].find((dir) => existsSync(dir)) ?? '';
 const COLLECTIONS = (process.env.COLLECTIONS ?? 'l3s-gn1,dragnet-dev,cleaneval-dev').split(',');
 const EVERY = Number(process.env.EVERY ?? 1);
+/** FORMATS=html,markdown,...: a side's answers in only these formats (to split a side over processes). */
+const ONLY_FORMATS = process.env.FORMATS?.split(',');
 
 /** Every document format, with and without the main-content pick, and the envelope with everything it can carry. */
 const FORMATS: Record<string, Record<string, unknown>> = {
@@ -53,6 +56,7 @@ async function dump(root: string, out: string): Promise<void> {
   for (const collection of COLLECTIONS) {
     const all = pages(collection);
     for (const [format, overrides] of Object.entries(FORMATS)) {
+      if (ONLY_FORMATS && !ONLY_FORMATS.includes(format)) continue;
       const answers: Record<string, string> = {};
       for (const page of all) {
         const url = `http://127.0.0.1/${page.id}.html`;
@@ -63,7 +67,7 @@ async function dump(root: string, out: string): Promise<void> {
             extras: {},
             engine: 'fetch',
           });
-          answers[page.id] = `${output.contentType}\n${output.warnings.join('\n')}\n${output.needsJavaScript}\n${output.body}`;
+          answers[page.id] = `${output.contentType}\n${output.warnings.join('\n')}\n${output.needsJavaScript}\n${output.body}\n${JSON.stringify(output.envelope)}`;
         } catch (error) {
           answers[page.id] = `error: ${(error as { code?: string }).code ?? ''} ${(error as Error).message}`;
         }
@@ -135,9 +139,11 @@ async function main(): Promise<void> {
   execFileSync('sh', ['-c', `git -C "${CHECKOUT}" archive ${commit} lib worker package.json | tar -x -C "${base}"`]);
   baseModules(commit, base);
   console.log(`${commit} against this checkout; ${COLLECTIONS.join(', ')}; formats ${Object.keys(FORMATS).join(', ')}; answers in ${work}`);
-  runSide(base, path.join(work, 'before'));
+  const before = process.env.BEFORE_ANSWERS ?? path.join(work, 'before');
+  if (process.env.BEFORE_ANSWERS) console.log(`the commit's answers are taken from ${before}`);
+  else runSide(base, before);
   runSide(CHECKOUT, path.join(work, 'after'));
-  const differing = compare(path.join(work, 'before'), path.join(work, 'after'));
+  const differing = compare(before, path.join(work, 'after'));
   console.log(differing === 0 ? 'identical' : `${differing} answers differ`);
   process.exitCode = differing === 0 ? 0 : 1;
 }

@@ -6,6 +6,8 @@ import type { EngineName } from '../lib/protocol/index.js';
 import { ContentPool } from './content/pool.js';
 import { EgressGuard } from './egress/guard.js';
 import { createEngine } from './engines.js';
+import { remoteBrowserHost } from './browser/remote/host-setup.js';
+import type { RemoteBrowserHost } from './browser/remote/browser-host.js';
 import { WorkerNode } from './worker-node.js';
 
 export interface WorkerDeps {
@@ -27,9 +29,12 @@ export async function startWorkers(deps: WorkerDeps, engines: EngineName[]): Pro
   const guard = await EgressGuard.start({ policy });
   const content = new ContentPool({ convertInlineMaxChars: deps.config.CONTENT_INLINE_MAX_CHARS });
   const nodes: WorkerNode[] = [];
+  const hosts: RemoteBrowserHost[] = [];
   try {
     for (const name of engines) {
+      let host: RemoteBrowserHost | null = null;
       const node = new WorkerNode({
+        browserSessions: () => host?.sessions() ?? null,
         bus: deps.bus,
         engine: createEngine(name, { config: deps.config, guard, policy }),
         content,
@@ -39,10 +44,16 @@ export async function startWorkers(deps: WorkerDeps, engines: EngineName[]): Pro
         version: deps.version,
         heartbeatIntervalMs: deps.config.HEARTBEAT_INTERVAL_MS,
       });
+      host = remoteBrowserHost(name, { ...deps, guard }, node.id);
       await node.start();
       nodes.push(node);
+      if (host) {
+        await host.start();
+        hosts.push(host);
+      }
     }
   } catch (error) {
+    await Promise.allSettled(hosts.map((h) => h.stop()));
     await Promise.allSettled(nodes.map((n) => n.stop(0)));
     await guard.close();
     await content.close();
@@ -51,7 +62,7 @@ export async function startWorkers(deps: WorkerDeps, engines: EngineName[]): Pro
   return {
     nodes,
     async stop(graceMs: number) {
-      await Promise.allSettled(nodes.map((node) => node.stop(graceMs)));
+      await Promise.allSettled([...hosts.map((host) => host.stop()), ...nodes.map((node) => node.stop(graceMs))]);
       await guard.close();
       await content.close();
     },

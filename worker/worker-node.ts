@@ -33,6 +33,8 @@ export interface WorkerNodeOptions {
   pool: string;
   version: string;
   heartbeatIntervalMs: number;
+  /** Remote-browser connections of this engine's relay, when it has one (shown in the heartbeat). */
+  browserSessions?: () => { capacity: number; in_use: number } | null;
 }
 
 /** One engine's member of its pool: serves jobs from the engine's queue group and announces itself. */
@@ -107,6 +109,7 @@ export class WorkerNode {
       sent_at: new Date().toISOString(),
       heartbeat_interval_ms: this.options.heartbeatIntervalMs,
       draining: this.draining,
+      ...browserSessionsOf(this.options.browserSessions?.() ?? null),
     };
     this.options.bus.publish(WORKER_HEARTBEAT_SUBJECT, encodeJson(heartbeat));
   }
@@ -170,6 +173,10 @@ function stoppedBeforeFinishing(result: ScrapeResult & { ok: false }): ScrapeRes
     diagnostics: { hint: 'Another worker of the pool takes the retry.' },
   });
   return { ...result, error: error.toWire() };
+}
+
+function browserSessionsOf(sessions: { capacity: number; in_use: number } | null) {
+  return sessions ? { browser_sessions: sessions } : {};
 }
 
 /** How long jobs aborted at the end of the grace period get to send their answer. */

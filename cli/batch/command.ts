@@ -132,7 +132,7 @@ function runControls(flags: RunFlags): Record<string, unknown> {
 }
 
 /** Follows a job to its end: progress on stderr, lines to the results file, Ctrl-C handling. */
-export async function follow(context: CommandContext, jobId: string, flags: FollowFlags, defaultOutput: string, where?: string[]): Promise<void> {
+export async function follow(context: CommandContext, jobId: string, flags: FollowFlags, defaultOutput: string, where?: string[], statusRoute?: '/v1/crawl'): Promise<void> {
   const path = flags.output ?? defaultOutput;
   const sink = new ResultsSink(path);
   const progress = progressView(context, flags);
@@ -146,7 +146,7 @@ export async function follow(context: CommandContext, jobId: string, flags: Foll
   interrupts.install();
   let outcome: WatchOutcome;
   try {
-    outcome = await watchJob({ client: context.client, jobId, sink, progress, interrupts, pollMs: wholeNumber('--poll-interval', flags.pollInterval ?? '1000', 3_600_000) });
+    outcome = await watchJob({ client: context.client, jobId, sink, progress, interrupts, statusRoute, pollMs: wholeNumber('--poll-interval', flags.pollInterval ?? '1000', 3_600_000) });
   } finally {
     progress.stop();
     interrupts.uninstall();

@@ -21,6 +21,8 @@ interface Figures {
   failed: number;
   credits: string;
   status: string;
+  /** A crawl's pages discovered so far (queued plus skipped); absent for a plain batch job. */
+  discovered?: number;
 }
 
 function figuresOf(job: BatchJob, meter: RateMeter, now: number): Figures {
@@ -35,12 +37,14 @@ function figuresOf(job: BatchJob, meter: RateMeter, now: number): Figures {
     failed: p.failed,
     credits: (p.credits_charged_micro / 1_000_000).toFixed(p.credits_charged_micro % 1_000_000 === 0 ? 0 : 2),
     status: job.status,
+    discovered: job.crawl?.discovered,
   };
 }
 
 /** The plain line printed when stderr is not a terminal. */
 export function progressLine(f: Figures): string {
-  return `progress ${f.done}/${f.total} (${f.percent}%) rate ${f.rate}/s eta ${f.eta} failed ${f.failed} credits ${f.credits} status ${f.status}`;
+  const discovered = f.discovered === undefined ? '' : ` discovered ${f.discovered}`;
+  return `progress ${f.done}/${f.total} (${f.percent}%)${discovered} rate ${f.rate}/s eta ${f.eta} failed ${f.failed} credits ${f.credits} status ${f.status}`;
 }
 
 /** A live bar (cli-progress) redrawn in place on a terminal. */
@@ -49,7 +53,7 @@ export function terminalProgress(stream: NodeJS.WriteStream, now: () => number =
   const bar = new cliProgress.SingleBar(
     {
       stream,
-      format: '{bar} {value}/{total} {percentage}% | {rate}/s | ETA {eta_text} | failed {failed} | credits {credits} | {status}',
+      format: '{bar} {value}/{total} {percentage}%{discovered} | {rate}/s | ETA {eta_text} | failed {failed} | credits {credits} | {status}',
       hideCursor: true,
       etaBuffer: 50,
       fps: 5,
@@ -60,7 +64,7 @@ export function terminalProgress(stream: NodeJS.WriteStream, now: () => number =
   return {
     update(job) {
       const f = figuresOf(job, meter, now());
-      const tokens = { rate: f.rate, eta_text: f.eta, failed: f.failed, credits: f.credits, status: f.status };
+      const tokens = { rate: f.rate, eta_text: f.eta, failed: f.failed, credits: f.credits, status: f.status, discovered: f.discovered === undefined ? '' : ` | discovered ${f.discovered}` };
       if (!started) {
         bar.start(f.total, f.done, tokens);
         started = true;

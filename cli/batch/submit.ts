@@ -15,6 +15,8 @@ export interface BatchJob {
   total_items: number;
   progress: BatchProgress;
   warnings?: string[];
+  /** A crawl's own figures (GET /v1/crawl/{id}); absent for a plain batch job. */
+  crawl?: { discovered: number };
   [key: string]: unknown;
 }
 

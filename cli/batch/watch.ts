@@ -15,6 +15,8 @@ export interface WatchOptions {
   progress: ProgressView;
   interrupts: InterruptControl;
   pollMs: number;
+  /** Where the job is read: `/v1/batch` (default), or `/v1/crawl` for a crawl's figures (pages discovered). */
+  statusRoute?: '/v1/batch' | '/v1/crawl';
 }
 
 export interface WatchOutcome {
@@ -32,7 +34,7 @@ export async function watchJob(options: WatchOptions): Promise<WatchOutcome> {
   const { client, jobId, sink, progress, interrupts } = options;
   let position = START;
   for (;;) {
-    const job = await client.json<BatchJob>('GET', `/v1/batch/${jobId}`);
+    const job = await client.json<BatchJob>('GET', `${options.statusRoute ?? '/v1/batch'}/${jobId}`);
     if (sink) position = await drainResults(client, jobId, position, (lines) => sink.write(lines));
     progress.update(job);
     if (TERMINAL_STATUSES.includes(job.status)) return { job, ended: 'terminal', cancelRequested: interrupts.cancelSent };

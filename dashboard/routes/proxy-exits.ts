@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { ExitPool } from '../../lib/proxy-pool/exit-pool.js';
-import { loadPoolFile } from '../../lib/proxy-pool/pool-file.js';
+import { PoolFileSource } from '../../lib/proxy-pool/pool-file-watch.js';
 import { listDomainHealth } from '../../lib/store/proxy-pools.js';
 import type { DashboardContext } from '../context.js';
 
@@ -14,10 +14,18 @@ const DOMAIN_ROWS = 50;
  */
 export function proxyExitRoutes(context: DashboardContext): Router {
   const router = Router({ mergeParams: true });
-  let pool: ExitPool | null | undefined;
+  let managed: { pool: ExitPool; source: PoolFileSource } | null | undefined;
   router.get('/proxy-exits', async (_req, res) => {
     const file = context.config.PROXY_POOLS_FILE;
-    pool ??= file ? new ExitPool(loadPoolFile(file), context.db, { cooldownBaseMs: 1, cooldownMaxMs: 1, refreshMs: 0 }) : null;
+    if (managed === undefined && file) {
+      const source = PoolFileSource.open(file);
+      managed = { source, pool: new ExitPool(source.exits, context.db, { cooldownBaseMs: 1, cooldownMaxMs: 1, refreshMs: 0 }) };
+    }
+    managed ??= null;
+    // The exits the gateway serves: a changed file as it applies it (a refused one leaves them as they are).
+    const check = managed?.source.check();
+    if (check?.result === 'applied') managed?.pool.replaceExits(check.exits);
+    const pool = managed?.pool ?? null;
     res.setHeader('Cache-Control', 'no-store');
     if (!pool) return void res.json({ configured: false, exits: [], domains: [] });
     const now = Date.now();

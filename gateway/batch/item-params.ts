@@ -3,7 +3,7 @@ import { checkTargetUrl, type EgressPolicy } from '../../lib/egress/policy.js';
 import { URL_MAX_CHARS, urlField } from '../../lib/scrape/fields.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
 import { parseScrapeBody, type ParseOptions } from '../../lib/scrape/params.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import { unstorableReason } from '../../lib/validation/storable.js';
 
 const ItemUrlSchema = z.object({ url: urlField });

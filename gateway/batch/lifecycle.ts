@@ -40,7 +40,7 @@ export interface FinishedItem {
   seq: number;
   requestId: string;
   outcome: ItemOutcome;
-  /** Test hook: runs inside the transaction once the item's hold is settled, before the job moves on. */
+  /** Waited for inside the transaction once the item's hold is settled, before the job moves on (the dispatcher's afterSettle wait point). */
   afterSettle?: () => Promise<void>;
 }
 

@@ -19,7 +19,6 @@ export const RESULT_LINGER_MS = 50;
 interface Pending {
   item: ClaimedItem;
   outcome: ItemOutcome;
-  afterSettle?: () => Promise<void>;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -43,6 +42,8 @@ export interface ResultWriterOptions {
   claimNext?(tx: Queryable, freed: number): Promise<ClaimTicket | null>;
   /** Told, once a group committed, each written item's outcome and what it was charged (micro-credits). */
   onWritten?(written: Array<{ outcome: ItemOutcome; chargedMicro: number }>): void;
+  /** Waited for inside the finishing transaction, once an item's hold is settled (gateway/batch/dispatcher-hooks.ts). */
+  afterSettle(item: ClaimedItem): Promise<void>;
 }
 
 /** Items claimed inside a finishing transaction: started once it commits, given up when it rolls back. */
@@ -66,11 +67,11 @@ export class ResultWriter {
   constructor(private readonly options: ResultWriterOptions) {}
 
   /** Resolves once the result is stored (or fenced off: another dispatcher owns the item now). */
-  write(item: ClaimedItem, outcome: ItemOutcome, afterSettle?: () => Promise<void>): Promise<void> {
+  write(item: ClaimedItem, outcome: ItemOutcome): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const jobId = item.job.id;
       const queue = this.pending.get(jobId) ?? [];
-      queue.push({ item, outcome, afterSettle, resolve, reject });
+      queue.push({ item, outcome, resolve, reject });
       this.pending.set(jobId, queue);
       this.schedule(jobId, queue.length);
     });
@@ -137,7 +138,7 @@ export class ResultWriter {
           const group = (taken.group ??= this.take(jobId));
           // Stored with the results: one statement inside this transaction, not one more of its own.
           if (!taken.logHandedOff) await insertRequestLogs(tx, logRowsOf(group));
-          const items = group.map((entry) => ({ seq: entry.item.seq, requestId: entry.item.requestId, outcome: entry.outcome, afterSettle: entry.afterSettle }));
+          const items = group.map((entry) => ({ seq: entry.item.seq, requestId: entry.item.requestId, outcome: entry.outcome, afterSettle: () => this.options.afterSettle(entry.item) }));
           taken.written = await finishItems(tx, { jobId, owner, releaseDelayMs }, items);
           if (attempt === 0 && this.options.claimNext) taken.ticket = await this.options.claimNext(tx, group.length);
         });

@@ -1,7 +1,7 @@
 import { ServiceError, toServiceError } from '../../lib/errors/index.js';
 import type { ScrapeSuccess } from '../../lib/protocol/index.js';
 import type { ParseOptions, ProjectDefaults } from '../../lib/scrape/params.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { ClaimedItem } from '../../lib/store/batch/leases.js';
 import { openParams, overridesBinding, paramsBinding } from '../../lib/store/batch/sealed-params.js';
 import type { GatewayContext } from '../context.js';
@@ -44,18 +44,23 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
     const overrides = openParams(context.box, item.overrides, item.sealedOverrides, overridesBinding(item.job.organization_id, item.job.id));
     const jobParams = Object.keys(overrides).length > 0 ? openJobParams(context, item.job) : item.job.params;
     params = itemParams({ jobParams, overrides, url: item.url }, options, () => sharedJobParams(context, item.job, options));
-    // A crawl's page waits for its host's turn (per-host delay, robots.txt Crawl-delay).
-    await awaitHostTurn(context, item);
-    const planned = await planScrape(context, {
-      requestId: item.requestId,
-      projectId: item.job.project_id,
-      organizationId: item.job.organization_id,
-      entitledEngines: item.entitledEngines,
-      params,
-      receivedAt,
-      climb: false,
-    }, record);
-    const scraped = await runScrape(context, planned, record);
+    // A crawl's page waits for a slot on its host and its host's turn (per-host concurrency and delay, robots.txt Crawl-delay).
+    const hostTurn = await awaitHostTurn(context, item);
+    let scraped: ScrapeSuccess;
+    try {
+      const planned = await planScrape(context, {
+        requestId: item.requestId,
+        projectId: item.job.project_id,
+        organizationId: item.job.organization_id,
+        entitledEngines: item.entitledEngines,
+        params,
+        receivedAt,
+        climb: false,
+      }, record);
+      scraped = await runScrape(context, planned, record);
+    } finally {
+      await hostTurn.release();
+    }
     // A crawl's page queues its links before its result is written (a failure here fails or retries the item).
     await discoverLinks(context, item, scraped);
     success = scraped;

@@ -3,11 +3,11 @@ import { storableString } from '../../lib/validation/storable.js';
 import type { EgressPolicy } from '../../lib/egress/policy.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { BATCH_SPLIT_HINT } from '../middleware/json-body.js';
-import { checkMaxCost, holdMicro } from '../../lib/billing/cost.js';
-import { planEngines, withoutClimb, type Deployment, type SessionPin } from '../../lib/scrape/engine-selection.js';
+import type { Deployment } from '../../lib/scrape/engine-selection.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
 import type { ParseOptions, ProjectDefaults } from '../../lib/scrape/params.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
+import { planAndPrice, type PlanContext } from '../scrape/plan-and-price.js';
 import { itemParams, parseJobParams } from './item-params.js';
 
 export const MAX_ITEMS_PER_CALL = 10_000;
@@ -63,8 +63,8 @@ export interface SubmissionContext {
   projectDefaults: ProjectDefaults;
   egressPolicy: EgressPolicy;
   deployment: Deployment;
-  /** The session of a job with a top-level `session_id` (looked up by the caller): it pins the engine. */
-  session?: SessionPin;
+  /** The session of a job with a top-level `session_id` (looked up by the caller): it pins the engine and sets the price column. */
+  session?: PlanContext['session'];
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -156,11 +156,10 @@ function parseOptionsOf(context: SubmissionContext): ParseOptions {
   return { projectDefaults: context.projectDefaults, egressPolicy: context.egressPolicy };
 }
 
-/** Routes one item's parameters; returns its dearest cost. */
+/** Routes and prices one item's parameters as a scrape's admission does (scrape/plan-and-price.ts); returns its dearest cost. */
 function itemHoldMicro(params: ScrapeParams, context: SubmissionContext): number {
-  const plan = withoutClimb(planEngines(params, context.deployment, params.session_id === null ? undefined : context.session));
-  checkMaxCost(plan, params);
-  return holdMicro(plan, params);
+  const session = params.session_id === null ? undefined : context.session;
+  return planAndPrice(params, { deployment: context.deployment, session, climb: false }).holdMicro;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { SKIP_REASONS } from '../../lib/crawl/rules.js';
+import { SKIP_REASONS } from '../../lib/crawl/crawl-rules.js';
 import { crawlCounts, type CrawlRow } from '../../lib/store/crawl.js';
 import type { Queryable } from '../../lib/store/db.js';
 import type { JobRow } from '../../lib/store/batch/jobs.js';

@@ -2,7 +2,7 @@ import { ServiceError } from '../../lib/errors/index.js';
 import { pageLinks } from '../../lib/crawl/links.js';
 import { normalizeUrl } from '../../lib/crawl/normalize.js';
 import type { ScrapeSuccess } from '../../lib/protocol/index.js';
-import { holdBatchItems } from '../../lib/billing/batch-holds.js';
+import { holdBatchItemsThatFit } from '../../lib/billing/batch-holds.js';
 import { insertItems } from '../../lib/store/batch/items.js';
 import { getJob, TERMINAL_JOB_STATUSES, updateJob } from '../../lib/store/batch/jobs.js';
 import type { ClaimedItem } from '../../lib/store/batch/leases.js';
@@ -13,6 +13,7 @@ import type { GatewayContext } from '../context.js';
 import { signalBatchWork } from '../batch/work-signal.js';
 import { crawlOf } from './crawl-of-job.js';
 import { addSkips, linkFilterOf, sortLinks, type Candidates } from './link-filter.js';
+import { addOriginRobots, storedRobots } from './origin-robots.js';
 
 /**
  * After a crawl's page was scraped, and before its result is written: its links, sorted by the
@@ -28,7 +29,14 @@ export async function discoverLinks(context: GatewayContext, item: ClaimedItem, 
   if (crawl.rules.sitemap === 'only') return;
   const links = linksOf(success);
   if (links.length === 0) return;
-  const found = sortLinks(links, depth + 1, linkFilterOf(crawl, context.egressPolicy));
+  const filter = linkFilterOf(crawl, context.egressPolicy);
+  const robots = storedRobots(context.db, context.egressPolicy, crawl.job_id);
+  try {
+    await addOriginRobots(filter, links, depth + 1, robots.fetchOne);
+  } finally {
+    await robots.close();
+  }
+  const found = sortLinks(links, depth + 1, filter);
   if (await appendPages(context, crawl, item, found, depth + 1)) signalBatchWork(context.db);
 }
 
@@ -75,13 +83,13 @@ async function appendPages({ db, ledger, config: { TEST_MONTHLY_CREDITS: testMon
       addSkips(found.skips, skipKey('credits', depth), queued);
       queued = [];
     } else if (queued.length > 0) {
-      try {
-        reservations = await holdBatchItems(tx, ledger, await jobAccount(tx, job, testMonthlyCredits), queued.map(() => crawl.item_hold_micro));
-      } catch (error) {
-        if (!(error instanceof ServiceError) || error.code !== 'ERR::LIMIT::QUOTA_EXCEEDED') throw error;
-        await stopCrawl(tx, crawl.job_id, `credits: ${error.detail ?? 'the monthly credit allowance cannot hold more pages'}`);
-        addSkips(found.skips, skipKey('credits', depth), queued);
-        queued = [];
+      // As many of the page's links as the allowance holds, in the order found; the crawl stops at the first that does not fit.
+      const held = await holdBatchItemsThatFit(tx, ledger, await jobAccount(tx, job, testMonthlyCredits), queued.map(() => crawl.item_hold_micro));
+      reservations = held.holdIds;
+      if (held.refusal) {
+        await stopCrawl(tx, crawl.job_id, `credits: ${held.refusal.detail ?? 'the monthly credit allowance cannot hold more pages'}`);
+        addSkips(found.skips, skipKey('credits', depth), queued.slice(reservations.length));
+        queued = queued.slice(0, reservations.length);
       }
     }
     await insertCrawlPages(tx, crawl.job_id, queued.map((urlKey, index) => ({ urlKey, seq: total + index, depth })));

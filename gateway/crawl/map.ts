@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CrawlRulesSchema } from '../../lib/crawl/rules.js';
+import { CrawlRulesSchema } from '../../lib/crawl/crawl-rules.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
 import type { GatewayContext } from '../context.js';
 import { sortLinks } from './link-filter.js';
@@ -29,13 +29,14 @@ export async function mapSite(context: GatewayContext, body: unknown): Promise<{
   if (!parsed.success) throw invalidParameter(parsed.error);
   const { url, search, limit, ...rest } = parsed.data;
   const rules = { ...CrawlRulesSchema.parse({}), ...rest, max_depth: 1, limit };
-  return surveySite(context.egressPolicy, url, rules, MAX_MAP_LIMIT, async ({ seedKey, fromSitemaps, filter, fetcher }) => {
+  return surveySite(context.egressPolicy, url, rules, MAX_MAP_LIMIT, async ({ seedKey, fromSitemaps, filter, fetcher, addRobotsFor }) => {
     const found = [...fromSitemaps];
     if (rules.sitemap !== 'only') {
       const page = await fetcher.get(seedKey, MAX_SEED_BYTES);
       if (Buffer.isBuffer(page)) found.push(...pageLinks(page.toString('utf8'), seedKey));
     }
     const needle = search?.toLowerCase();
+    await addRobotsFor(found, 1);
     const keys = sortLinks([seedKey, ...found], 1, filter).keys.filter((key) => needle === undefined || key.toLowerCase().includes(needle));
     return { links: keys.slice(0, limit) };
   });

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { ServiceError } from '../../lib/errors/index.js';
-import { CrawlRulesSchema, type CrawlRules } from '../../lib/crawl/rules.js';
+import { CrawlRulesSchema, type CrawlRules } from '../../lib/crawl/crawl-rules.js';
 import { invalidParameter } from '../../lib/scrape/issues.js';
 import { countCrawlSkips, insertCrawl, insertCrawlPages, type CrawlPage } from '../../lib/store/crawl.js';
 import { updateJob, type JobRow } from '../../lib/store/batch/jobs.js';
+import { storeRobotsOfOrigin } from '../../lib/store/crawl-hosts.js';
 import type { Principal } from '../auth/key-resolver.js';
 import { createJob } from '../batch/service.js';
 import { MAX_ITEMS_PER_CALL, RunControlsSchema } from '../batch/submission.js';
@@ -32,8 +33,9 @@ export async function createCrawl(context: GatewayContext, principal: Principal,
   const { url, scrape, name: label, concurrency: slots, priority: rank, max_attempts: attempts, credit_budget: budget, webhook_endpoint_id: webhook, ...ruleFields } = parsed.data;
   const rules: CrawlRules = ruleFields;
   if ('url' in scrape) throw new ServiceError('ERR::REQUEST::INVALID_PARAMETER', 'scrape.url: the crawl sends every page its own url; set the seed as url');
-  return surveySite(context.egressPolicy, url, rules, rules.limit, async ({ seedKey, robots, fromSitemaps, filter }) => {
+  return surveySite(context.egressPolicy, url, rules, rules.limit, async ({ seedKey, robots, fromSitemaps, filter, addRobotsFor, otherRobots }) => {
     // Sitemap pages count as one link from the seed.
+    await addRobotsFor(fromSitemaps, 1);
     const found = sortLinks(fromSitemaps, 1, filter);
     const keys = [seedKey, ...found.keys.filter((key) => key !== seedKey)].slice(0, Math.min(rules.limit, MAX_ITEMS_PER_CALL));
     const taken = new Set(keys);
@@ -53,6 +55,7 @@ export async function createCrawl(context: GatewayContext, principal: Principal,
       });
       await insertCrawlPages(tx, jobId, keys.map((key, seq): CrawlPage => ({ urlKey: key, seq, depth: seq === 0 ? 0 : 1 })));
       await countCrawlSkips(tx, jobId, found.skips);
+      for (const [origin, answer] of otherRobots) await storeRobotsOfOrigin(tx, jobId, origin, answer);
     });
   });
 }

@@ -2,9 +2,11 @@ import { checkTargetUrl, type EgressPolicy } from '../../lib/egress/policy.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { normalizeUrl } from '../../lib/crawl/normalize.js';
 import { robotsRules } from '../../lib/crawl/robots.js';
-import type { CrawlRules } from '../../lib/crawl/rules.js';
+import type { CrawlRules } from '../../lib/crawl/crawl-rules.js';
 import { linkFilterOf, type LinkFilter } from './link-filter.js';
 import { fetchRobots, siteFetcher, sitemapPages, type RobotsFile, type SiteFetcher } from './site-files.js';
+import { addOriginRobots, fetchedRobots } from './origin-robots.js';
+import type { StoredRobots } from '../../lib/store/crawl-hosts.js';
 
 export interface SiteSurvey {
   /** The seed, normalised. */
@@ -14,6 +16,10 @@ export interface SiteSurvey {
   fromSitemaps: string[];
   filter: LinkFilter;
   fetcher: SiteFetcher;
+  /** Reads into the filter the robots.txt of the other origins these links need (docs/crawl.md "robots.txt"). */
+  addRobotsFor(links: readonly string[], depth: number): Promise<void>;
+  /** robots.txt of origins other than the seed's read so far, to be stored with a crawl. */
+  otherRobots: Map<string, StoredRobots>;
 }
 
 /** What a crawl or a map reads first: the seed checked, robots.txt (unless ignored), the sitemaps. */
@@ -27,7 +33,14 @@ export async function surveySite<T>(policy: EgressPolicy, url: string, rules: Cr
     const roots = [...(robots?.text ? robotsRules(robots.url, robots.text).sitemaps() : []), new URL('/sitemap.xml', seed).href];
     const fromSitemaps = rules.sitemap === 'skip' ? [] : await sitemapPages(fetcher, roots, maxSitemapPages);
     const filter = linkFilterOf({ seed_url: seedKey, rules, robots_txt: robots?.text ?? null, robots_unreachable: robots?.unreachable ?? false }, policy);
-    return await work({ seedKey, robots, fromSitemaps, filter, fetcher });
+    const otherRobots = new Map<string, StoredRobots>();
+    const fetchOne = fetchedRobots(fetcher);
+    const addRobotsFor = (links: readonly string[], depth: number) => addOriginRobots(filter, links, depth, async (origin) => {
+      const answer = await fetchOne(origin);
+      otherRobots.set(origin, answer);
+      return answer;
+    });
+    return await work({ seedKey, robots, fromSitemaps, filter, fetcher, addRobotsFor, otherRobots });
   } finally {
     await fetcher.close();
   }

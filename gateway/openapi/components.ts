@@ -46,6 +46,7 @@ const ProblemSchema: JsonSchema = {
 /** Response headers by name; operations list the ones they send. */
 export const HEADERS: Record<string, { description: string; schema: JsonSchema }> = {
   'X-Request-Id': { description: 'ULID of this request, usable with GET /v1/requests/{id}. On every answer.', schema: { type: 'string' } },
+  'X-Credits-Reserved': { description: 'Credits held for a remote-browser connection: every started minute of its TTL (GET /v1/browser).', schema: { type: 'number' } },
   'X-Credits-Charged': { description: 'Credits this request cost (0 unless a scrape succeeded and was billed).', schema: { type: 'number' } },
   'X-RateLimit-Limit': { description: 'Requests per second the organization may send.', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Tokens left in the current second.', schema: { type: 'integer' } },

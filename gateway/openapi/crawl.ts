@@ -1,4 +1,4 @@
-import { SKIP_REASONS } from '../../lib/crawl/rules.js';
+import { SKIP_REASONS } from '../../lib/crawl/crawl-rules.js';
 import { CrawlBodySchema } from '../crawl/service.js';
 import { MapBodySchema } from '../crawl/map.js';
 import { BATCH_JOB_SCHEMA } from './batch.js';
@@ -21,7 +21,7 @@ export const CRAWL_SCHEMAS: Record<string, JsonSchema> = {
         required: ['url', 'rules', 'robots_txt', 'discovered', 'queued', 'skipped', 'by_depth'],
         properties: {
           url: { type: 'string', description: 'The seed, normalised.' },
-          rules: { type: 'object', description: 'The rules as stored, defaults filled in (`delay_ms` included).' },
+          rules: { type: 'object', description: 'The rules as stored, defaults filled in (`delay_ms` and `max_concurrency_per_host` included).' },
           robots_txt: { type: 'string', enum: ['obeyed', 'none', 'unreachable', 'ignored'] },
           stopped_reason: { type: 'string', description: 'Why no more pages were added (`credits: ...`).' },
           discovered: { type: 'integer', description: 'queued plus every skip.' },

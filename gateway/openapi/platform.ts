@@ -65,11 +65,27 @@ export const platformOperations: OperationSpec[] = [
     path: '/v1/browser',
     operationId: 'remoteBrowser',
     tag: 'Fleet',
-    summary: 'Remote browser over CDP (coming soon): always 501',
-    description: 'The one route that accepts the key in the query string (`apikey` or `api_key`).',
+    summary: 'Remote browser over CDP: a WebSocket upgrade that Playwright connectOverCDP or puppeteer.connect use',
+    description:
+      'Upgrades to a Chrome DevTools Protocol WebSocket on a browser context of its own, behind the egress guard (docs/remote-browser.md). ' +
+      'The one route that accepts the key in the query string (`apikey` or `api_key`). Every started minute is billed at the engine price ' +
+      '(chromium 8, obscura 3 credits; residential exits 32 and 25); the whole TTL is held before the upgrade. The charge arrives as a last text ' +
+      'frame `{"trawler":{"credits_charged":N,"reason":"…"}}` before the close (1000 client, 4000 ttl, 4001 idle, 1011 browser or worker gone, 1001 shutdown). ' +
+      '501 where the route is turned off or no render engine is deployed.',
     access: 'browser',
-    responses: [],
-    errors: ['ERR::ENGINE::UNAVAILABLE'],
+    parameters: [
+      { name: 'engine', in: 'query', description: 'Browser engine.', schema: { type: 'string', enum: ['chromium', 'obscura'], default: 'chromium' } },
+      { name: 'ttl', in: 'query', description: 'Seconds the connection may last; held in full before the upgrade.', schema: { type: 'integer', minimum: 1, maximum: 3600, default: 300 } },
+      { name: 'idle_timeout', in: 'query', description: 'Seconds without a client message before the connection closes (4001).', schema: { type: 'integer', minimum: 1, maximum: 600, default: 60 } },
+      { name: 'headless', in: 'query', description: '`false`: a headful Chromium of its own on a virtual display (chromium only).', schema: { type: 'boolean', default: true } },
+      { name: 'proxy', in: 'query', description: 'Your proxy URL; every connection of the browser goes through it, behind the egress guard.', schema: { type: 'string' } },
+      { name: 'premium_proxy', in: 'query', description: 'One residential exit of the managed pool for the whole connection (residential price).', schema: { type: 'boolean', default: false } },
+      { name: 'proxy_country', in: 'query', description: 'ISO 3166-1 alpha-2 country of the residential exit; needs premium_proxy=true.', schema: { type: 'string' } },
+      { name: 'session_id', in: 'query', description: "A session whose cookies the context starts with; the context's cookies are saved back when the connection ends.", schema: { type: 'string' } },
+      { name: 'apikey', in: 'query', description: 'The API key, when the client cannot send Authorization (also `api_key`).', schema: { type: 'string' } },
+    ],
+    responses: [{ status: 101, description: 'Switched to the CDP WebSocket.', headers: ['X-Request-Id', 'X-Credits-Reserved'] }],
+    errors: ['ERR::ENGINE::UNAVAILABLE', 'ERR::REQUEST::INVALID_PARAMETER', 'ERR::REQUEST::INCOMPATIBLE_FLAGS', 'ERR::REQUEST::CAPABILITY_UNSUPPORTED', 'ERR::LIMIT::CONCURRENCY_EXCEEDED', 'ERR::LIMIT::QUOTA_EXCEEDED', 'ERR::PROXY::EXHAUSTED', 'ERR::SESSION::NOT_FOUND', 'ERR::SESSION::EXPIRED', 'ERR::SESSION::RELEASED', 'ERR::SESSION::BUSY', 'ERR::INTERNAL::UNAVAILABLE'],
   },
   {
     method: 'post',

@@ -1,10 +1,10 @@
 import type { Router } from 'express';
-import { ServiceError } from '../../lib/errors/index.js';
+import { openRemoteBrowser } from '../browser/open.js';
 import type { GatewayContext } from '../context.js';
 import { noQueryParameters } from '../query-parameters.js';
 import { RouteTable } from './declare.js';
 
-/** GET /v1/workers (any valid key) and GET /v1/browser (scope `browser`, not available). */
+/** GET /v1/workers (any valid key) and GET /v1/browser (scope `browser`: a WebSocket upgrade, gateway/browser/). */
 export function fleetRoutes(context: GatewayContext): Router {
   const routes = new RouteTable();
   routes.declare('listWorkers', noQueryParameters, (_req, res) => {
@@ -15,8 +15,8 @@ export function fleetRoutes(context: GatewayContext): Router {
       observed_at: new Date().toISOString(),
     });
   });
-  routes.declare('remoteBrowser', () => {
-    throw new ServiceError('ERR::ENGINE::UNAVAILABLE', 'The remote browser (CDP over WebSocket) is not available yet');
+  routes.declare('remoteBrowser', (req, res, next) => {
+    openRemoteBrowser(context, req, res).catch(next);
   });
   return routes.router();
 }

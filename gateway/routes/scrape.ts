@@ -1,7 +1,7 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Scope } from '../../lib/store/accounts.js';
 import { toServiceError, type ServiceError } from '../../lib/errors/index.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { GatewayContext } from '../context.js';
 import { inOrder } from '../middleware/in-order.js';
 import { admitScrape } from '../scrape/admission.js';
@@ -76,7 +76,7 @@ async function handleScrape(context: GatewayContext, scope: Scope, req: Request,
     const { slot, hold } = admission;
     params = admission.params;
     try {
-      success = await performScrape(context, { requestId: res.locals.requestId, principal, params, plan: admission.plan, receivedAt: res.locals.receivedAt, hold });
+      success = await performScrape(context, { requestId: res.locals.requestId, principal, params, priced: admission.priced, receivedAt: res.locals.receivedAt, hold });
     } finally {
       await slot.release();
     }

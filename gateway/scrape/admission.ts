@@ -1,11 +1,9 @@
 import type { Request, Response } from 'express';
-import { checkMaxCost, holdMicro } from '../../lib/billing/cost.js';
 import { toServiceError, type ServiceError } from '../../lib/errors/index.js';
 import { newId } from '../../lib/ids.js';
 import { isCacheable } from '../../lib/scrape/cache-policy.js';
-import { planEngines, type EnginePlan } from '../../lib/scrape/engine-selection.js';
 import { parseScrapeBody, parseScrapeQuery, type ProjectDefaults } from '../../lib/scrape/params.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import { periodStartDate } from '../../lib/store/allowance-period.js';
 import type { Scope } from '../../lib/store/accounts.js';
 import type { Hold, HoldRequest } from '../../lib/store/credits.js';
@@ -19,6 +17,7 @@ import { readJsonBody } from '../middleware/json-body.js';
 import { checkUrlInput } from '../middleware/url-input.js';
 import { rejectQueryParameters } from '../query-parameters.js';
 import { deploymentOf } from './deployment.js';
+import { planAndPrice, type PricedScrape } from './plan-and-price.js';
 import { ScrapeHold } from './scrape-hold.js';
 
 /**
@@ -28,10 +27,10 @@ import { ScrapeHold } from './scrape-hold.js';
  * request log entry, nothing left taken.
  */
 export type ScrapeAdmission =
-  | { principal: Principal; slot: ConcurrencySlot; hold: ScrapeHold; params: ScrapeParams; plan: EnginePlan | null }
+  | { principal: Principal; slot: ConcurrencySlot; hold: ScrapeHold; params: ScrapeParams; priced: PricedScrape | null }
   | { principal: Principal; refusal: ServiceError };
 
-type Parsed = { params: ScrapeParams; plan: EnginePlan | null } | { refusal: ServiceError };
+type Parsed = { params: ScrapeParams; priced: PricedScrape | null } | { refusal: ServiceError };
 
 /** What a request asks for, checked in the order a refusal is answered. */
 interface Checked {
@@ -118,20 +117,18 @@ function parseAndPlan(context: GatewayContext, principal: Principal, req: Reques
   } catch (error) {
     return { refusal: toServiceError(error) };
   }
-  return { params, plan: plannedWithoutSession(context, principal, params) };
+  return { params, priced: pricedWithoutSession(context, principal, params) };
 }
 
 /**
- * The plan of a request without a session (a session is looked up first, and pins the engine: the
- * scrape plans it then), when it passes max_cost; null when planning refuses it, which the scrape
- * then answers with its record.
+ * The plan and price of a request without a session (a session is looked up first, and pins the
+ * engine: the scrape plans it then), when it passes max_cost; null when planning refuses it, which the
+ * scrape then answers with its record.
  */
-function plannedWithoutSession(context: GatewayContext, principal: Principal, params: ScrapeParams): EnginePlan | null {
+function pricedWithoutSession(context: GatewayContext, principal: Principal, params: ScrapeParams): PricedScrape | null {
   if (params.session_id !== null) return null;
   try {
-    const plan = planEngines(params, deploymentOf(context, principal.organization.entitled_engines));
-    checkMaxCost(plan, params);
-    return plan;
+    return planAndPrice(params, { deployment: deploymentOf(context, principal.organization.entitled_engines), climb: true });
   } catch {
     return null;
   }
@@ -143,14 +140,14 @@ function plannedWithoutSession(context: GatewayContext, principal: Principal, pa
  */
 function holdRequestOf(context: GatewayContext, res: Response, principal: Principal, checked: Checked): HoldRequest | null {
   const request = checked.parsed;
-  if (!request || 'refusal' in request || request.plan === null || isCacheable(request.params)) return null;
+  if (!request || 'refusal' in request || request.priced === null || isCacheable(request.params)) return null;
   const account = creditAccountOf(context, principal);
   return {
     id: newId(),
     projectId: account.projectId,
     periodStart: periodStartDate(account.organizationCreatedAt, Date.now()),
     environment: account.environment,
-    amountMicro: holdMicro(request.plan, request.params),
+    amountMicro: request.priced.holdMicro,
     allowanceMicro: account.monthlyCreditsMicro,
     requestId: res.locals.requestId,
   };

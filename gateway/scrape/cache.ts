@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ScrapeSuccessSchema, type ScrapeSuccess } from '../../lib/protocol/index.js';
 import { isBillableStatus } from '../../lib/billing/cost.js';
 import { effectiveCacheTtlSeconds } from '../../lib/scrape/cache-policy.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { Queryable } from '../../lib/store/db.js';
 import { deleteCacheOlderThan, selectCachedResult, upsertCachedResult } from '../../lib/store/scrape-cache.js';
 

@@ -3,7 +3,7 @@ import type { ChosenExit, ExitPool } from '../../lib/proxy-pool/exit-pool.js';
 import { outcomeOf } from '../../lib/proxy-pool/outcome.js';
 import type { ExitIntent } from '../../lib/proxy-pool/selection.js';
 import type { JobExit, ScrapeResult } from '../../lib/protocol/index.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { SessionRecord } from '../../lib/store/sessions/index.js';
 import type { GatewayMetrics } from '../metrics.js';
 

@@ -1,5 +1,5 @@
 import { codeAnchor, type ServiceError } from '../../lib/errors/index.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { RequestLogEntry, RequestStatus } from '../../lib/store/request-log-entry.js';
 import type { ScrapeRecord } from './scrape-loop.js';
 import type { ScrapeSucceeded } from './scrape-service.js';

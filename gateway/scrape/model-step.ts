@@ -3,7 +3,7 @@ import { cutToBudget } from '../../lib/ai/model-input.js';
 import { ServiceError, toServiceError } from '../../lib/errors/index.js';
 import type { ScrapeSuccess } from '../../lib/protocol/index.js';
 import { AI_EXTRACT_DATA_KEY, modelSchema } from '../../lib/scrape/ai-extract-schema.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { GatewayContext } from '../context.js';
 
 /** What the model step did, for the request log's `features.ai_extract` (docs/request-log.md). */

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import { answerBody } from './answer-body.js';
 import type { ScrapeSucceeded } from './scrape-service.js';
 

@@ -2,9 +2,9 @@ import type { Ledger } from '../../lib/billing/ledger.js';
 import { holdMicro } from '../../lib/billing/cost.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { withoutClimb, type EnginePlan } from '../../lib/scrape/engine-selection.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
 import type { CreditAccount, Hold } from '../../lib/store/credits.js';
 import type { ConcurrencySlot } from '../limits/concurrency.js';
+import type { PricedScrape } from './plan-and-price.js';
 
 /**
  * The one credit hold of a scrape and its one owner: taken by the admission statement with the slot
@@ -22,13 +22,14 @@ export class ScrapeHold {
   ) {}
 
   /**
-   * Holds the plan's dearest cost unless held already. Bot-challenge rule 6: when the allowance covers
+   * Holds the plan's dearest cost (priced once, plan-and-price.ts) unless held already. Bot-challenge rule 6: when the allowance covers
    * the first rung but not the camoufox climb, the climb is dropped instead of refusing the request.
    */
-  async take(plan: EnginePlan, params: ScrapeParams): Promise<EnginePlan> {
+  async take(priced: PricedScrape): Promise<EnginePlan> {
+    const { plan, params } = priced;
     if (this.hold) return plan;
     try {
-      this.hold = await this.ledger.hold(this.account, holdMicro(plan, params), this.requestId);
+      this.hold = await this.ledger.hold(this.account, priced.holdMicro, this.requestId);
       return plan;
     } catch (error) {
       if (!plan.climbToCamoufox || !(error instanceof ServiceError) || error.code !== 'ERR::LIMIT::QUOTA_EXCEEDED') throw error;

@@ -1,15 +1,16 @@
 import { ServiceError, type Attempt } from '../../lib/errors/index.js';
 import { SCRAPE_JOB_TYPE, type EngineName, type JobExit, type ScrapeJob, type ScrapeResult, type ScrapeSuccess, type SessionState } from '../../lib/protocol/index.js';
-import { engineCostMicro, isBillableStatus, checkMaxCost } from '../../lib/billing/cost.js';
-import { planEngines, withoutClimb, type EnginePlan } from '../../lib/scrape/engine-selection.js';
+import { engineCostMicro, isBillableStatus } from '../../lib/billing/cost.js';
+import type { EnginePlan } from '../../lib/scrape/engine-selection.js';
 import { parameterWarnings } from '../../lib/scrape/params.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { SessionRecord } from '../../lib/store/sessions/index.js';
 import type { GatewayContext } from '../context.js';
 import { dispatchJob } from './dispatch.js';
 import { chooseExit, exitRequestOf, isExhausted, jobExitOf, nextExitReason, recordExitUse, type ExitRequest, type ExitTried } from './exit-route.js';
 import { extractWithModel, withoutModelInput, type ModelUse } from './model-step.js';
 import { deploymentOf } from './deployment.js';
+import { planAndPrice, type PricedScrape } from './plan-and-price.js';
 import { checkInSession, checkOutSession, findScrapeSession, jobSessionState, LEASE_MARGIN_MS, noteDomainEvidence, returnSession, type SessionCheckout } from '../sessions/scrape-session.js';
 
 /** Target statuses that are a site's refusal: bad evidence for a session's domain score. */
@@ -57,32 +58,29 @@ export interface LoopRequest {
   climb: boolean;
 }
 
-/** The route a request would take, before anything is spent: session found (404/410), plan, max_cost. */
+/** The route a request would take and its price, before anything is spent: session found (404/410), plan, max_cost. */
 export interface PlannedScrape {
+  /** The request with its parameters as priced (plan-and-price.ts). */
   request: LoopRequest;
-  plan: EnginePlan;
+  priced: PricedScrape;
   session: SessionRecord | null;
 }
 
-/** `admitted`: the plan made and checked at admission for a request without a session (scrape/admission.ts), used as it is. */
-export async function planScrape(context: GatewayContext, request: LoopRequest, record: ScrapeRecord, admitted: EnginePlan | null = null): Promise<PlannedScrape> {
+/** `admitted`: the plan and price made at admission for a request without a session (scrape/admission.ts), used as they are. */
+export async function planScrape(context: GatewayContext, request: LoopRequest, record: ScrapeRecord, admitted: PricedScrape | null = null): Promise<PlannedScrape> {
   const { params } = request;
   record.warnings.push(...parameterWarnings(params));
   if (admitted && params.session_id === null) {
-    record.plan = admitted;
+    record.plan = admitted.plan;
     record.exitRequest = exitRequestOf(context.exitPool, params, null);
-    return { request, plan: admitted, session: null };
+    return { request, priced: admitted, session: null };
   }
   // session_id is checked before any work (404/410 at 0 credits); the session pins the engine.
   const session = params.session_id === null ? null : await findScrapeSession(context.db, params.session_id, request.organizationId);
-  const planned = planEngines(params, deploymentOf(context, request.entitledEngines), session ?? undefined);
-  const plan = request.climb ? planned : withoutClimb(planned);
-  record.plan = plan;
+  const priced = planAndPrice(params, { deployment: deploymentOf(context, request.entitledEngines), session: session ?? undefined, climb: request.climb });
+  record.plan = priced.plan;
   record.exitRequest = exitRequestOf(context.exitPool, params, session);
-  // A residential session's scrapes are priced as premium_proxy ones (the residential column).
-  const priced = session?.proxy.tier === 'residential' && params.proxy === null ? { ...params, premium_proxy: true, proxy_country: session.proxy.country } : params;
-  checkMaxCost(plan, priced);
-  return { request: { ...request, params: priced }, plan, session };
+  return { request: { ...request, params: priced.params }, priced, session };
 }
 
 /**
@@ -94,14 +92,14 @@ export async function runScrape(
   context: GatewayContext,
   planned: PlannedScrape,
   record: ScrapeRecord,
-  admit: (plan: EnginePlan) => Promise<EnginePlan> = async (plan) => plan,
+  admit: (priced: PricedScrape) => Promise<EnginePlan> = async (priced) => priced.plan,
 ): Promise<ScrapeSuccess> {
   const { request } = planned;
   const leaseMs = context.config.SCRAPE_BUDGET_MS + LEASE_MARGIN_MS;
   let checkout: SessionCheckout | null = null;
   try {
     if (planned.session) checkout = await checkOutSession(context.db, planned.session, request.requestId, leaseMs);
-    const plan = await admit(planned.plan);
+    const plan = await admit(planned.priced);
     record.plan = plan;
     record.admissionMs = Date.now() - request.receivedAt;
     const dispatchStart = Date.now();

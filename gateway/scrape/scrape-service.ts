@@ -2,11 +2,11 @@ import { ServiceError, toServiceError } from '../../lib/errors/index.js';
 import { countFinishedScrape } from '../metrics.js';
 import type { ScrapeSuccess } from '../../lib/protocol/index.js';
 import { isCacheable } from '../../lib/scrape/cache-policy.js';
-import type { EnginePlan } from '../../lib/scrape/engine-selection.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { Principal } from '../auth/key-resolver.js';
 import type { GatewayContext } from '../context.js';
 import type { ScrapeHold } from './scrape-hold.js';
+import type { PricedScrape } from './plan-and-price.js';
 import { readCache, writeCache } from './cache.js';
 import { newRecord, planScrape, runScrape, type ScrapeRecord } from './scrape-loop.js';
 
@@ -17,7 +17,7 @@ export interface ScrapeRequest {
   principal: Principal;
   params: ScrapeParams;
   /** Planned and priced at admission (scrape/admission.ts); null for a session, which pins the plan once looked up. */
-  plan: EnginePlan | null;
+  priced: PricedScrape | null;
   receivedAt: number;
   /** The scrape's one credit hold, which this scrape takes if admission could not, and settles. */
   hold: ScrapeHold;
@@ -53,7 +53,7 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
       params,
       receivedAt: request.receivedAt,
       climb: true,
-    }, record, request.plan);
+    }, record, request.priced);
     if (record.cacheState === 'miss') {
       const hit = await readCache(context.db, principal.project.id, params);
       if (hit) {
@@ -65,7 +65,7 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
         return { ...record, engine: hit.engine, cacheState: 'hit', admissionMs: Date.now() - request.receivedAt, result: hit };
       }
     }
-    const success = await runScrape(context, planned, record, (plan) => hold.take(plan, planned.request.params));
+    const success = await runScrape(context, planned, record, (priced) => hold.take(priced));
     if (record.cacheState === 'miss') await cacheQuietly(context, principal.project.id, params, success);
     // The last step that can fail: after it nothing may turn this answer into an error.
     if (!(await hold.settle(record.chargedMicro, success.engine))) {

@@ -24,3 +24,26 @@ export async function holdBatchItems(tx: Queryable, ledger: Ledger, account: Cre
   }
   return rows.map((row) => row.id);
 }
+
+/**
+ * Holds as many of these items as the allowance has room for, first ones first (a crawl's new pages,
+ * docs/crawl.md "Billing"): the whole list when it fits (one attempt), else halving the part tried
+ * until one fits, then the rest again, so about twice log2(n) attempts. A refused attempt writes
+ * nothing. `refusal` is the 402 of the first attempt that did not fit, null when all were held.
+ */
+export async function holdBatchItemsThatFit(tx: Queryable, ledger: Ledger, account: CreditAccount, amountsMicro: number[], now = new Date()): Promise<{ holdIds: string[]; refusal: ServiceError | null }> {
+  const holdIds: string[] = [];
+  let refusal: ServiceError | null = null;
+  let part = amountsMicro.length;
+  while (holdIds.length < amountsMicro.length && part > 0) {
+    const next = amountsMicro.slice(holdIds.length, holdIds.length + part);
+    try {
+      holdIds.push(...(await holdBatchItems(tx, ledger, account, next, now)));
+    } catch (error) {
+      if (!(error instanceof ServiceError) || error.code !== 'ERR::LIMIT::QUOTA_EXCEEDED') throw error;
+      refusal ??= error;
+      part = Math.floor(part / 2);
+    }
+  }
+  return { holdIds, refusal };
+}

@@ -42,19 +42,19 @@ export function holdMicro(plan: PricedPlan, params: PricedParams): number {
 }
 
 /**
- * `max_cost` (whole credits) against the dearest possible charge of the plan, i.e. the hold.
- * planEngines already turned the camoufox climb off when max_cost is below its price.
+ * `max_cost` (whole credits) against the dearest possible charge of the plan; returns that charge, the
+ * scrape's hold (`holdMicro`). planEngines already turned the camoufox climb off when max_cost is below its price.
  */
-export function checkMaxCost(plan: PricedPlan, params: PricedParams): void {
-  if (params.max_cost === null) return;
+export function checkMaxCost(plan: PricedPlan, params: PricedParams): number {
   const dearest = holdMicro(plan, params);
-  if (dearest > params.max_cost * MICRO_PER_CREDIT) {
+  if (params.max_cost !== null && dearest > params.max_cost * MICRO_PER_CREDIT) {
     const credits = dearest / MICRO_PER_CREDIT;
     throw new ServiceError(
       'ERR::LIMIT::MAX_COST_EXCEEDED',
       `this request can cost up to ${credits} credits (engine ${plan.rungs.at(-1)}), above max_cost ${params.max_cost}`,
     );
   }
+  return dearest;
 }
 
 export function isBillableStatus(status: number, params: Pick<PricedParams, 'allowed_status_codes'>): boolean {

@@ -1,5 +1,5 @@
 import { getDomain } from 'tldts';
-import type { CrawlRules } from './rules.js';
+import type { CrawlRules } from './crawl-rules.js';
 
 /**
  * Whether a link is on the crawl's site: the seed's host (after `www.` is set aside on both sides),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BrowserSessionsSchema } from './browser.js';
 import { EngineNameSchema } from './engines.js';
 
 export const HEARTBEAT_TYPE = 'trawler.worker.heartbeat.v1';
@@ -19,6 +20,8 @@ export const WorkerHeartbeatSchema = z.object({
   heartbeat_interval_ms: z.number().int(),
   /** True once the worker stopped taking new work (SIGTERM received). */
   draining: z.boolean(),
+  /** Remote-browser connections (GET /v1/browser) this worker relays; absent when it serves none. */
+  browser_sessions: BrowserSessionsSchema.optional(),
 });
 export type WorkerHeartbeat = z.infer<typeof WorkerHeartbeatSchema>;
 

@@ -76,8 +76,9 @@ function toHealth(row: ExitHealthRow): ExitHealth {
  * this replica's own uses), the sticky assignments (always read from the store) and the rotation.
  */
 export class ExitPool implements HealthView {
-  readonly candidates: ExitCandidate[];
-  private readonly byKey: Map<string, ExitCandidate>;
+  private configured: readonly PoolExit[] = [];
+  private selectable: ExitCandidate[] = [];
+  private byKey = new Map<string, ExitCandidate>();
   private readonly rotation = new SmoothRotation();
   private exitHealth = new Map<string, ExitHealth>();
   private domainHealth = new Map<string, ExitHealth>();
@@ -90,15 +91,37 @@ export class ExitPool implements HealthView {
   private readonly now: () => number;
 
   constructor(
-    readonly exits: readonly PoolExit[],
+    exits: readonly PoolExit[],
     private readonly db: Queryable,
     private readonly options: ExitPoolOptions,
   ) {
-    this.candidates = candidatesOf(exits);
-    this.byKey = new Map(this.candidates.map((c) => [c.key, c]));
+    this.replaceExits(exits);
     this.now = options.now ?? Date.now;
     this.flushTimer = setInterval(() => void this.flush().catch(() => undefined), SUCCESS_FLUSH_MS);
     this.flushTimer.unref();
+  }
+
+  /** The configured exits (the pool file's entries). */
+  get exits(): readonly PoolExit[] {
+    return this.configured;
+  }
+
+  /** The selectable exits: static exits, and each country of a provider gateway. */
+  get candidates(): readonly ExitCandidate[] {
+    return this.selectable;
+  }
+
+  /**
+   * Serves new selections from these exits (a reloaded pool file). Health stays keyed by exit id, so an
+   * exit kept across the change keeps its record and cooldown; a dispatch under way still records
+   * its use, unless its exit is gone. Sticky keys on a removed exit move at their next request.
+   */
+  replaceExits(exits: readonly PoolExit[]): void {
+    const candidates = candidatesOf(exits);
+    this.configured = exits;
+    this.selectable = candidates;
+    this.byKey = new Map(candidates.map((c) => [c.key, c]));
+    this.rotation.keepOnly(this.byKey);
   }
 
   /** Writes the successes counted since the last flush (every SUCCESS_FLUSH_MS, and at close). */

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, YAMLError } from 'yaml';
 import { z } from 'zod';
 
 /** The managed pool's exit tiers; the price table has one column per tier (docs/proxy-pools.md). */
@@ -113,13 +112,25 @@ function exitOf(entry: ExitEntry, index: number): PoolExit {
   };
 }
 
+/**
+ * Where and why the parser gave up, without the parser's own message: that quotes the offending line,
+ * which may be an exit's URL with its credentials (the text goes to logs and the operator's status).
+ */
+function parseErrorText(error: unknown): string {
+  if (error instanceof YAMLError) {
+    const at = error.linePos?.[0];
+    return `${error.code}${at ? ` at line ${at.line}, column ${at.col}` : ''}`;
+  }
+  return 'unreadable';
+}
+
 /** Parses a pool file's text (JSON, or YAML, which JSON also is). Throws PoolFileError naming what is wrong. */
 export function parsePoolFile(text: string, name = 'PROXY_POOLS_FILE'): PoolExit[] {
   let raw: unknown;
   try {
     raw = parseYaml(text);
   } catch (error) {
-    throw new PoolFileError(`${name} is neither JSON nor YAML: ${error instanceof Error ? error.message : String(error)}`);
+    throw new PoolFileError(`${name} is neither JSON nor YAML: ${parseErrorText(error)}`);
   }
   const parsed = PoolFileSchema.safeParse(raw);
   if (!parsed.success) throw new PoolFileError(`${name}: ${issueText(parsed.error)}`);
@@ -130,14 +141,4 @@ export function parsePoolFile(text: string, name = 'PROXY_POOLS_FILE'): PoolExit
     seen.add(exit.id);
   }
   return exits;
-}
-
-export function loadPoolFile(path: string): PoolExit[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new PoolFileError(`PROXY_POOLS_FILE ${path} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  return parsePoolFile(text, `PROXY_POOLS_FILE ${path}`);
 }

@@ -111,6 +111,11 @@ export function healthWeight(candidate: ExitCandidate, health: ExitHealth | unde
 export class SmoothRotation {
   private readonly current = new Map<string, number>();
 
+  /** Forgets the state of candidates no longer configured. */
+  keepOnly(keys: ReadonlyMap<string, unknown>): void {
+    for (const key of this.current.keys()) if (!keys.has(key)) this.current.delete(key);
+  }
+
   pick(candidates: readonly ExitCandidate[], weightOf: (c: ExitCandidate) => number): ExitCandidate {
     let total = 0;
     let best: ExitCandidate = candidates[0];

@@ -1,4 +1,4 @@
-import type { ScrapeParams } from './types.js';
+import type { ScrapeParams } from './params-schema.js';
 
 /** Cache lifetime when `cache_ttl` is omitted (docs/parameters.md). */
 export const DEFAULT_CACHE_TTL_SECONDS = 3600;

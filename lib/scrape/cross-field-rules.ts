@@ -4,7 +4,7 @@ import type { NetworkCapture } from './network-capture-schema.js';
 import type { ScrapeInput } from './fields.js';
 import { incompatible } from './issues.js';
 import { defaultScrapeParams } from './defaults.js';
-import type { ScrapeParams } from './types.js';
+import type { ScrapeParams } from './params-schema.js';
 
 /** Project-level stored defaults (docs/parameters.md, "project default"), already normalised. */
 export type ProjectDefaults = Partial<

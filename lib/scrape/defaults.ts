@@ -1,4 +1,4 @@
-import type { ScrapeParams } from './types.js';
+import type { ScrapeParams } from './params-schema.js';
 
 /**
  * Every scrape parameter at its default: what an omitted field means (docs/parameters.md). A fresh

@@ -4,10 +4,15 @@ import { ENGINE_NAMES, type EngineName } from '../protocol/engines.js';
 import { MICRO_PER_CREDIT } from '../billing/prices.js';
 import { engineCostMicro } from '../billing/cost.js';
 import { incompatible } from './issues.js';
-import type { EnginePlan, ScrapeParams } from './types.js';
+import type { ScrapeParams } from './params-schema.js';
 
-// Callers read the plan's type where they get the plan.
-export type { EnginePlan } from './types.js';
+/** The engines a request may run on, in order (planned by `planEngines`). */
+export interface EnginePlan {
+  /** One rung unless mode=auto (['fetch', 'obscura'], or ['obscura'] when a browser-only flag is set). */
+  rungs: EngineName[];
+  /** Bot-challenge rules 3 and 6: a still-challenged page may climb to camoufox. */
+  climbToCamoufox: boolean;
+}
 
 export interface Deployment {
   deployed: ReadonlySet<EngineName>;

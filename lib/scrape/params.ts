@@ -8,7 +8,7 @@ import { ScrapeInputSchema, type ScrapeInput } from './fields.js';
 import { invalidParameter } from './issues.js';
 import { decodeScrapeQuery } from './get-query.js';
 import { applyProjectDefaults, checkFlagRules, normalise, type ProjectDefaults, type StructuredParameters } from './cross-field-rules.js';
-import type { ScrapeParams } from './types.js';
+import type { ScrapeParams } from './params-schema.js';
 
 export type { ProjectDefaults } from './cross-field-rules.js';
 

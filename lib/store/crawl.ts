@@ -1,4 +1,4 @@
-import type { CrawlRules, SkipReason } from '../crawl/rules.js';
+import type { CrawlRules, SkipReason } from '../crawl/crawl-rules.js';
 import type { Queryable } from './db.js';
 
 export interface CrawlRow {

@@ -101,6 +101,36 @@ export async function loadExitHealth(db: Pick<Queryable, 'query'>, now: number):
   return result.rows;
 }
 
+/**
+ * Deletes per-domain health rows (never an exit's own row): those unchanged for `olderThanMs` and not
+ * cooling down, and beyond the `maxRows` most recently changed whatever their state, so the table and
+ * what every gateway loads of it (the cooling rows) stay bounded however many sites the exits meet.
+ * A deleted row only forgets: the exit's next ban on that domain starts its back-off afresh.
+ *
+ * Lock order (docs/proxy-pools.md, "Pruning"): the rows are locked in (exit_key, domain) order and any
+ * row another transaction holds is skipped (SKIP LOCKED), so a prune never waits; recordExitHealth and
+ * addExitSuccesses change rows in single autocommit statements, so neither holds one row while waiting
+ * for another, and two gateways pruning at once skip each other's rows. No wait cycle can form.
+ */
+export async function pruneDomainHealth(db: Queryable, input: { now: number; olderThanMs: number; maxRows: number }): Promise<number> {
+  const result = await db.query(
+    `WITH candidates AS (
+       SELECT exit_key, domain FROM proxy_exit_health
+        WHERE domain <> '' AND cooldown_until <= $1 AND updated_at < to_timestamp($1 / 1000.0) - ($2::bigint * interval '1 millisecond')
+       UNION
+       SELECT exit_key, domain FROM (
+         SELECT exit_key, domain FROM proxy_exit_health WHERE domain <> '' ORDER BY updated_at DESC, exit_key, domain OFFSET $3
+       ) AS beyond
+     ), locked AS (
+       SELECT h.exit_key, h.domain FROM proxy_exit_health h JOIN candidates c USING (exit_key, domain)
+        ORDER BY h.exit_key, h.domain FOR UPDATE OF h SKIP LOCKED
+     )
+     DELETE FROM proxy_exit_health h USING locked l WHERE h.exit_key = l.exit_key AND h.domain = l.domain`,
+    [input.now, input.olderThanMs, input.maxRows],
+  );
+  return result.rowCount;
+}
+
 /** Per-domain rows of the exits, most recently changed first (the dashboard's view), at most `limit`. */
 export async function listDomainHealth(db: Queryable, limit: number): Promise<ExitHealthRow[]> {
   const result = await db.query<ExitHealthRow>(

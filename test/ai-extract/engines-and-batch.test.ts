@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BATCH_ENV, BatchClient, ledger, ledgerOnceReleased, type Json } from '../batch/helpers.js';
+import { BATCH_ENV, BatchClient, ledger, ledgerOnceReleased, type Json } from '../batch/batch-client.js';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { startJsSite, type JsSite } from '../support/js-pages.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { outcomeOf, scrape, spentMicro } from './helpers.js';
+import { outcomeOf, scrape, spentMicro } from './extract-outcomes.js';
 
 let service: EmbeddedService;
 let site: TargetSite;

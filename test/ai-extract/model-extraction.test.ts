@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished }
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { counterValue, outcomeOf, scrape, spentMicro } from './helpers.js';
+import { counterValue, outcomeOf, scrape, spentMicro } from './extract-outcomes.js';
 
 let service: EmbeddedService;
 let site: TargetSite;

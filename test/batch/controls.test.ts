@@ -3,7 +3,7 @@ import { createApiKey, createOrganization, createProject } from '../../lib/store
 import type { EmbeddedService } from '../support/embedded.js';
 import { startHeldSite } from '../support/held-site.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { BatchClient, expectTotalsMatchItems, ledger, ledgerOnceReleased, startBatchService, type Json } from './helpers.js';
+import { BatchClient, expectTotalsMatchItems, ledger, ledgerOnceReleased, startBatchService, type Json } from './batch-client.js';
 import { problemOf } from '../support/answers.js';
 
 let service: EmbeddedService;

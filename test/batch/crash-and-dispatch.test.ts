@@ -4,7 +4,7 @@ import { startBatchDispatcher, type BatchDispatcher } from '../../gateway/batch/
 import { claimItems } from '../../lib/store/batch/leases.js';
 import type { EmbeddedService } from '../support/embedded.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { BatchClient, expectTotalsMatchItems, ledger, startBatchService, type Json } from './helpers.js';
+import { BatchClient, expectTotalsMatchItems, ledger, startBatchService, type Json } from './batch-client.js';
 
 let service: EmbeddedService;
 let site: TargetSite;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   ]);
   await service.gateway.batchDispatcher.stop(0);
   client = new BatchClient(service);
-  dispatcher = startBatchDispatcher(service.gateway.context, { owner: 'replica-b', autoStart: false });
+  dispatcher = startBatchDispatcher(service.gateway.context, { owner: 'replica-b', driven: 'tick' });
 });
 afterAll(async () => {
   await dispatcher?.stop(1000);

@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startBatchDispatcher, type DispatcherHooks } from '../../gateway/batch/dispatcher.js';
+import { startBatchDispatcher } from '../../gateway/batch/dispatcher.js';
+import type { DispatcherHooks } from '../../gateway/batch/dispatcher-hooks.js';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
-import { BATCH_ENV, BatchClient, ledger, SLOW_MACHINE_MS, waitForWorker, type Json } from './helpers.js';
+import { BATCH_ENV, BatchClient, ledger, SLOW_MACHINE_MS, waitForWorker, type Json } from './batch-client.js';
 
 // Dispatch without waiting for the poll, and results written several per transaction (docs/batch.md
 // "Dispatch" and "Results written in batches"). The poll interval is the largest allowed (60 s), so a

@@ -1,9 +1,6 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../lib/ids.js';
-import { generateApiKey } from '../../lib/apikeys.js';
-import { byMessage, startProgram, type Program } from '../support/programs.js';
-import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+import { distributedServicesAvailable } from '../support/services.js';
+import { startGatewayCluster, type Gateway, type GatewayCluster } from '../support/gateway-cluster.js';
 import { until } from '../support/poll.js';
 import { startHeldSite } from '../support/held-site.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
@@ -12,93 +9,33 @@ import { startTargetSite, type TargetSite } from '../support/target-site.js';
 const available = await distributedServicesAvailable();
 
 type Json = Record<string, unknown>;
-interface Gateway { program: Program; url: string }
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 const CREDIT = 1_000_000;
 
 describe.skipIf(!available)('batch jobs across gateway processes sharing PostgreSQL', () => {
-  const secret = generateApiKey('live');
-  const namespace = `t${newId().toLowerCase()}`;
-  let database: { url: string; drop(): Promise<void> };
-  let db: pg.Client;
+  let cluster: GatewayCluster;
   let site: TargetSite;
-  let worker: Program;
-  const programs: Program[] = [];
 
-  const common = () => ({
-    NATS_URL,
-    NATS_NAMESPACE: namespace,
-    HOST: '127.0.0.1',
-    TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true',
-    HEARTBEAT_INTERVAL_MS: '300',
-    SHUTDOWN_GRACE_MS: '5000',
-    METRICS_PORT: '0',
-  });
-
-
-
-  const authed = (init: RequestInit = {}): RequestInit => ({ ...init, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' } });
-
-  async function getJson(gateway: Gateway, path: string): Promise<Json> {
-    const response = await fetch(`${gateway.url}${path}`, authed());
-    expect(response.status, path).toBe(200);
-    return (await response.json()) as Json;
-  }
-
-  /** A gateway process; it only counts as started once it sees the fetch worker on the bus. */
-  async function startGateway(env: Record<string, string> = {}): Promise<Gateway> {
-    const program = startProgram(['gateway'], {
-      ...common(),
-      DATABASE_URL: database.url,
-      PORT: '0',
-      TRAWLER_BOOTSTRAP_KEY: secret,
-      DEFAULT_RATE_LIMIT_PER_SECOND: '1000',
-      // Short enough that a killed gateway's items come back soon, long enough that a loaded machine's
-      // pauses never expire a live gateway's lease.
-      BATCH_LEASE_MS: '10000',
-      BATCH_DISPATCH_INTERVAL_MS: '100',
-      BATCH_HOLD_RETURN_DELAY_MS: '0',
-      ...env,
-    });
-    programs.push(program);
-    const listening = await program.waitForLog(byMessage('gateway listening'));
-    const gateway = { program, url: String(listening.url) };
-    await until(() => getJson(gateway, '/v1/workers'), (body) => (body.workers as unknown[]).length === 1);
-    return gateway;
-  }
+  const startGateway = (env: Record<string, string> = {}) => cluster.startGateway(env);
+  const getJson = (gateway: Gateway, path: string) => cluster.getJson(gateway, path);
+  const ledger = () => cluster.ledger();
+  const runningItems = (jobId: string) => cluster.runningItems(jobId);
+  const pidOf = (owner: string): number => Number(owner.split(':').at(-2));
 
   async function submit(gateway: Gateway, body: Json): Promise<string> {
-    const response = await fetch(`${gateway.url}/v1/batch`, authed({ method: 'POST', body: JSON.stringify(body) }));
+    const response = await cluster.post(gateway, '/v1/batch', body);
     const json = (await response.json()) as Json;
     expect(response.status, JSON.stringify(json)).toBe(202);
     return json.id as string;
   }
 
   async function results(gateway: Gateway, id: string): Promise<Json[]> {
-    const response = await fetch(`${gateway.url}/v1/batch/${id}/results?limit=100`, authed());
+    const response = await fetch(`${gateway.url}/v1/batch/${id}/results?limit=100`, { headers: { authorization: `Bearer ${cluster.secret}` } });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-next-cursor')).toBeNull();
     return (await response.text()).split('\n').filter(Boolean).map((line) => JSON.parse(line) as Json);
   }
-
-  async function ledger(): Promise<{ spent: number; reserved: number }> {
-    const rows = await db.query<{ spent: string; reserved: string }>(
-      `SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_period_totals WHERE environment = 'live'`,
-    );
-    return { spent: Number(rows.rows[0].spent), reserved: Number(rows.rows[0].reserved) };
-  }
-
-  /** Items running right now and the dispatcher owning each (`host:pid:ulid`). */
-  async function runningItems(jobId: string): Promise<Array<{ seq: number; owner: string }>> {
-    const rows = await db.query<{ seq: string; lease_owner: string }>(
-      `SELECT seq, lease_owner FROM batch_items WHERE job_id = $1 AND status = 'running' ORDER BY seq`,
-      [jobId],
-    );
-    return rows.rows.map((row) => ({ seq: Number(row.seq), owner: row.lease_owner }));
-  }
-
-  const pidOf = (owner: string): number => Number(owner.split(':').at(-2));
 
   async function stop(gateway: Gateway, signal: NodeJS.Signals): Promise<void> {
     gateway.program.kill(signal);
@@ -106,20 +43,12 @@ describe.skipIf(!available)('batch jobs across gateway processes sharing Postgre
   }
 
   beforeAll(async () => {
-    [database, site] = await Promise.all([createTestDatabase(), startTargetSite()]);
-    db = new pg.Client({ connectionString: database.url });
-    await db.connect();
-    worker = startProgram(['worker', '--engine', 'fetch'], common());
-    programs.push(worker);
-    await worker.waitForLog(byMessage('metrics listening'));
+    [cluster, site] = await Promise.all([startGatewayCluster(), startTargetSite()]);
   });
 
   afterAll(async () => {
-    for (const program of programs) program.kill('SIGKILL');
-    await Promise.all(programs.map((program) => program.exited));
-    await db?.end();
+    await cluster?.close();
     await site?.close();
-    await database?.drop();
   });
 
   it('shares one job between two gateways: each item runs and is billed exactly once', async () => {

@@ -5,7 +5,7 @@ import { startBatchDispatcher } from '../../gateway/batch/dispatcher.js';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { until } from '../support/poll.js';
 import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
-import { BATCH_ENV, BatchClient, expectTotalsMatchItems, isTerminal, SLOW_MACHINE_MS, totalsAgainstItems, waitForWorker, type Json } from './helpers.js';
+import { BATCH_ENV, BatchClient, expectTotalsMatchItems, isTerminal, SLOW_MACHINE_MS, totalsAgainstItems, waitForWorker, type Json } from './batch-client.js';
 
 // A job's totals live on its row (docs/batch.md "Job totals"): claims, finalizing and GET /v1/batch/{id}
 // read them instead of counting the items. These suites check them against a count of the items, both

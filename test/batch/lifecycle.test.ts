@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedService } from '../support/embedded.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { BatchClient, ledger, ledgerOnceReleased, startBatchService, type Json } from './helpers.js';
+import { BatchClient, ledger, ledgerOnceReleased, startBatchService, type Json } from './batch-client.js';
 
 let service: EmbeddedService;
 let site: TargetSite;

@@ -2,14 +2,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DispatcherHooks } from '../../gateway/batch/dispatcher.js';
+import type { DispatcherHooks } from '../../gateway/batch/dispatcher-hooks.js';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { until } from '../support/poll.js';
 import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
-import { BATCH_ENV, BatchClient, isTerminal, ledger, ledgerOnceReleased, PATIENT_HEARTBEAT_ENV, SLOW_MACHINE_MS, waitForWorker, type Json } from './helpers.js';
+import { BATCH_ENV, BatchClient, isTerminal, ledger, ledgerOnceReleased, PATIENT_HEARTBEAT_ENV, SLOW_MACHINE_MS, waitForWorker, type Json } from './batch-client.js';
 
 // Races of the batch lifecycle on the real PostgreSQL, each driven by hooks in the dispatcher
-// (gateway/batch/dispatcher.ts DispatcherHooks) and by row locks the test takes itself, never by luck.
+// (gateway/batch/dispatcher-hooks.ts) and by row locks the test takes itself, never by luck.
 const available = await distributedServicesAvailable();
 const CREDIT = 1_000_000;
 /** Long enough to open a connection on a loaded machine; the lock below is held twice as long. */

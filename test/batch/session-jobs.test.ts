@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedService } from '../support/embedded.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { createdSession, sessionsClient } from '../sessions/support.js';
-import { BatchClient, isTerminal, PATIENT_HEARTBEAT_ENV, SLOW_MACHINE_MS, startBatchService, waitForWorker, type Json } from './helpers.js';
+import { createdSession, sessionsClient } from '../sessions/sessions-client.js';
+import { BatchClient, isTerminal, PATIENT_HEARTBEAT_ENV, SLOW_MACHINE_MS, startBatchService, waitForWorker, type Json } from './batch-client.js';
 
 let service: EmbeddedService;
 let site: TargetSite;

@@ -6,7 +6,7 @@ import type { EmbeddedService } from '../support/embedded.js';
 import { startHeldSite } from '../support/held-site.js';
 import { startHttpProxy } from '../support/proxies.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { BatchClient, startBatchService, type Json } from './helpers.js';
+import { BatchClient, startBatchService, type Json } from './batch-client.js';
 
 interface Delivery {
   headers: http.IncomingHttpHeaders;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ActionsSchema } from '../../lib/scrape/actions-schema.js';
-import { failureOf, useBrowserEngine } from './harness.js';
+import { failureOf, useBrowserEngine } from './browser-engine.js';
 
 const fixture = useBrowserEngine('obscura');
 const { render } = fixture;

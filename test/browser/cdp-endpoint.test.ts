@@ -8,7 +8,7 @@ import { EgressGuard } from '../../worker/egress/guard.js';
 import { findBrowserBinary } from '../../worker/browser/binary.js';
 import { BrowserEngine } from '../../worker/browser/render-engine.js';
 import { startJsSite, type JsSite } from '../support/js-pages.js';
-import { context, job } from './harness.js';
+import { context, job } from './browser-engine.js';
 
 let site: JsSite;
 let guard: EgressGuard;

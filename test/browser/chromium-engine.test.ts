@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BrowserEngine } from '../../worker/browser/render-engine.js';
 import { CHALLENGE_PAGES } from '../support/js-pages.js';
-import { context, failureOf, job, useBrowserEngine } from './harness.js';
+import { context, failureOf, job, useBrowserEngine } from './browser-engine.js';
 
 const fixture = useBrowserEngine('chromium');
 const { render } = fixture;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EgressGuard } from '../../worker/egress/guard.js';
 import { BrowserEngine } from '../../worker/browser/render-engine.js';
 import { startJsSite, type JsSite } from '../support/js-pages.js';
-import { context, failureOf, job, pgrep, running } from './harness.js';
+import { context, failureOf, job, pgrep, running } from './browser-engine.js';
 import { until } from '../support/poll.js';
 
 let site: JsSite;

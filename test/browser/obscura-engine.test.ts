@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHALLENGE_PAGES } from '../support/js-pages.js';
-import { context, failureOf, job, useBrowserEngine } from './harness.js';
+import { context, failureOf, job, useBrowserEngine } from './browser-engine.js';
 
 const fixture = useBrowserEngine('obscura');
 const { render } = fixture;
@@ -124,6 +124,23 @@ describe('obscura engine', { timeout: 30_000 }, () => {
     expect(huge).toMatchObject({ body: null, body_truncated: true });
     expect(huge?.body_size).toBeGreaterThanOrEqual(9_437_184);
     expect(entries.find((e) => e.url.includes('n=1000'))).toMatchObject({ body: 'a'.repeat(1000), body_size: 1000, body_truncated: false });
+    expect(page.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^NETWORK_CAPTURE_TRUNCATED: bodies over 8388608 bytes are not read/)]));
+  });
+
+  it('reads no compressed body that decodes past 8 MiB (gzip and br bombs), saying so, and still reads a small one', async () => {
+    const page = await render({
+      url: `${fixture.site.origin}/compressed-bodies`,
+      wait_for: '#out:not(:empty)',
+      network_capture: { url_pattern: '/compressed?', max_body_bytes: 1_048_576 },
+    });
+    const entries = page.network as Array<{ url: string; body: string | null; body_size: number | null; body_truncated: boolean; headers: Record<string, string> }>;
+    expect(entries).toHaveLength(3);
+    for (const coding of ['gzip', 'br']) {
+      const bomb = entries.find((e) => e.url.includes(`coding=${coding}&n=16777216`));
+      expect(Number(bomb?.headers['content-length'])).toBeLessThan(65_536);
+      expect(bomb).toMatchObject({ body: null, body_size: 16_777_216, body_truncated: true });
+    }
+    expect(entries.find((e) => e.url.includes('n=1000'))).toMatchObject({ body: 'x'.repeat(1000), body_size: 1000, body_truncated: false });
     expect(page.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^NETWORK_CAPTURE_TRUNCATED: bodies over 8388608 bytes are not read/)]));
   });
 

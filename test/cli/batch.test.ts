@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BatchClient, startBatchService, type Json } from '../batch/helpers.js';
+import { BatchClient, startBatchService, type Json } from '../batch/batch-client.js';
 import type { EmbeddedService } from '../support/embedded.js';
 import { SIMPLE_HTML, startTargetSite, type TargetSite } from '../support/target-site.js';
 import { startGatedSite, type GatedSite } from './gated-site.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBatchService } from '../batch/helpers.js';
+import { startBatchService } from '../batch/batch-client.js';
 import type { EmbeddedService } from '../support/embedded.js';
 import { startGeneratedSite, urlset, type GeneratedSite } from '../crawl/generated-site.js';
 import { CLI_SERVICE_ENV, CLI_TEST_TIMEOUT_MS, fetchWorkerVisible, runCli } from './run-cli.js';
@@ -30,10 +30,11 @@ afterAll(async () => {
 describe('trawler crawl and trawler map', () => {
   it('crawls a site to an NDJSON file with progress, and maps it one URL a line', async () => {
     const out = join(dir, 'crawl.ndjson');
-    const run = await runCli(['crawl', `${site.origin}/`, '--limit', '3', '--sitemap', 'skip', '--poll-interval', '100', '--progress-interval', '0', '-o', out], env);
+    const run = await runCli(['crawl', `${site.origin}/`, '--limit', '3', '--sitemap', 'skip', '--poll-interval', '100', '--progress-interval', '0', '--max-concurrency-per-host', '2', '-o', out], env);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/trawler: crawl \S+ started with 1 page/);
-    expect(run.stderr).toMatch(/^progress \d+\/\d+/m);
+    // The crawl's progress line counts the pages discovered: the seed, /guide/b and /about queued, nothing skipped (limit 3 reached exactly).
+    expect(run.stderr).toMatch(/^progress 3\/3 \(100%\) discovered 3 /m);
     const lines = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { url: string; status: string });
     expect(lines.map((line) => line.url).sort()).toEqual([`${site.origin}/`, `${site.origin}/about`, `${site.origin}/guide/b`]);
     expect(lines.every((line) => line.status === 'succeeded')).toBe(true);

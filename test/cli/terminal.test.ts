@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchClient, startBatchService } from '../batch/helpers.js';
+import { BatchClient, startBatchService } from '../batch/batch-client.js';
 import type { EmbeddedService } from '../support/embedded.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import { startGatedSite, type GatedSite } from './gated-site.js';

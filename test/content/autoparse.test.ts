@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { processContent } from '../../worker/content/pipeline.js';
-import { fixture, htmlInput } from './helpers.js';
+import { fixture, htmlInput } from './content-input.js';
 
 function autoparse(page: string, url = 'https://site.example.com/page'): Record<string, unknown> {
   const out = processContent(htmlInput(fixture(page), url, { autoparse: true }));

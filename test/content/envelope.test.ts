@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { processContent } from '../../worker/content/pipeline.js';
-import { fixture, htmlInput } from './helpers.js';
+import { fixture, htmlInput } from './content-input.js';
 
 describe('links', () => {
   it('lists absolute, de-duplicated http(s) anchor targets resolved against <base href>', () => {

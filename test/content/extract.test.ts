@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateExtractRules } from '../../lib/extract/extract-rules.js';
 import { processContent } from '../../worker/content/pipeline.js';
-import { fixture, htmlInput } from './helpers.js';
+import { fixture, htmlInput } from './content-input.js';
 
 const PRODUCT_URL = 'https://shop.example.com/bags/trailhead-40';
 

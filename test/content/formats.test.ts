@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { processContent } from '../../worker/content/pipeline.js';
-import { fixture, htmlInput } from './helpers.js';
+import { fixture, htmlInput } from './content-input.js';
 
 const ARTICLE_URL = 'https://journal.example.com/guides/2024/tides.html';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { processContent } from '../../worker/content/pipeline.js';
-import { htmlInput } from './helpers.js';
+import { htmlInput } from './content-input.js';
 
 const URL = 'https://example.com/page';
 const PAGE = `<!DOCTYPE html><html><head><title>Breaks</title></head><body>

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isCreditLine } from '../../worker/content/main/furniture-lines.js';
 import { processContent } from '../../worker/content/pipeline.js';
-import { htmlInput } from './helpers.js';
+import { htmlInput } from './content-input.js';
 
 const CLOSING = readFileSync(new URL('./fixtures/article-closing.html', import.meta.url), 'utf8');
 const CELLS = readFileSync(new URL('./fixtures/article-layout-cells.html', import.meta.url), 'utf8');

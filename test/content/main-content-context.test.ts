@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { chooseHeadline } from '../../worker/content/main/headline.js';
 import { processContent } from '../../worker/content/pipeline.js';
-import { htmlInput } from './helpers.js';
+import { htmlInput } from './content-input.js';
 
 const PAGE = readFileSync(new URL('./fixtures/article-context.html', import.meta.url), 'utf8');
 const STORY = [

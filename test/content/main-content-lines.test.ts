@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isToolLine } from '../../worker/content/main/furniture-lines.js';
 import { processContent } from '../../worker/content/pipeline.js';
-import { htmlInput } from './helpers.js';
+import { htmlInput } from './content-input.js';
 
 const PAGE = readFileSync(new URL('./fixtures/article-lines.html', import.meta.url), 'utf8');
 const BR_PAGE = readFileSync(new URL('./fixtures/article-br-lines.html', import.meta.url), 'utf8');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { processContent } from '../../worker/content/pipeline.js';
-import { htmlInput } from './helpers.js';
+import { htmlInput } from './content-input.js';
 
 const PROSE =
   'The harbour authority opened the new sea wall on Tuesday after three years of work, and the fishing fleet ' +

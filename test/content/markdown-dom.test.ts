@@ -8,10 +8,10 @@ import { markdownOfMarkup, toMarkdown } from '../../worker/content/markdown.js';
 
 /** The body's nodes as the pipeline hands them to the markdown writer, and their markup. */
 function parsed(body: string): { nodes: ParentNode['children']; markup: string } {
-  const { $ } = loadDocument(`<!DOCTYPE html><html><head><title>t</title></head><body>${body}</body></html>`, 'https://example.com/');
-  const root = contentRoot($);
-  markHtmlNamespace(root.toArray());
-  return { nodes: (root[0] as ParentNode).children, markup: root.html() ?? '' };
+  const loaded = loadDocument(`<!DOCTYPE html><html><head><title>t</title></head><body>${body}</body></html>`, 'https://example.com/');
+  const root = contentRoot(loaded.document);
+  markHtmlNamespace([root]);
+  return { nodes: root.children, markup: loaded.$(root).html() ?? '' };
 }
 
 /** Trees turndown gets built from the nodes: each must give the markdown turndown's own parser gives from the markup. */

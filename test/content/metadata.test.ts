@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { processContent } from '../../worker/content/pipeline.js';
-import { htmlInput } from './helpers.js';
+import { htmlInput } from './content-input.js';
 
 function metadataOf(html: string, url = 'https://news.example.org/nature/harbour-seals?utm=x'): Record<string, unknown> {
   const out = processContent(htmlInput(html, url, { response_format: 'json' }));

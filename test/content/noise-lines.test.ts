@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { processContent } from '../../worker/content/pipeline.js';
-import { htmlInput } from './helpers.js';
+import { htmlInput } from './content-input.js';
 
 const PAGE = readFileSync(new URL('./fixtures/article-noise.html', import.meta.url), 'utf8');
 

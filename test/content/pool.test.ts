@@ -3,7 +3,7 @@ import { ServiceError } from '../../lib/errors/index.js';
 import { validateExtractRules } from '../../lib/extract/extract-rules.js';
 import { ContentPool } from '../../worker/content/pool.js';
 import { processContent } from '../../worker/content/pipeline.js';
-import { fixture, htmlInput } from './helpers.js';
+import { fixture, htmlInput } from './content-input.js';
 import { deeplyNestedPage, hugePage, PATHOLOGICAL_SELECTORS, widePage } from './hostile-pages.js';
 
 // These tests are about results, not the deadline (tested below with its own pool): a loaded machine

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { NetworkCaptureSchema } from '../../lib/scrape/network-capture-schema.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import { processContent, type ContentInput } from '../../worker/content/pipeline.js';
-import { fixture, htmlInput } from './helpers.js';
+import { fixture, htmlInput } from './content-input.js';
 
 const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 const JSON_TEXT = '{"items":[{"id":1,"name":"<b>tide</b>"}],"next":null}\n';

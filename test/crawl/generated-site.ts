@@ -7,6 +7,10 @@ export interface GeneratedSite {
   hits: Map<string, number>;
   /** Every request in arrival order with the site's own clock (ms), robots.txt and sitemaps included. */
   arrivals: { path: string; at: number }[];
+  /** The most page requests this site had in flight at once (robots.txt and sitemaps excluded). */
+  peakInFlight(): number;
+  /** Answers the pages `heldPaths` kept waiting, and every later one at once. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -18,6 +22,10 @@ export interface SitePlan {
   sitemaps?: Record<string, string>;
   /** path -> where it answers 301 to. */
   redirects?: Record<string, string>;
+  /** Pages answer only after this long (to have requests overlap). */
+  pageDelayMs?: number;
+  /** Pages that answer only once the test calls `release()` (a state the test controls). */
+  heldPaths?: (path: string) => boolean;
 }
 
 /** A site on 127.0.0.1 from a plan: `{origin}` in any text becomes the site's origin. */
@@ -25,11 +33,15 @@ export async function startGeneratedSite(plan: SitePlan): Promise<GeneratedSite>
   const hits = new Map<string, number>();
   const arrivals: { path: string; at: number }[] = [];
   let origin = '';
-  const server: Server = createServer((req, res) => {
+  let inFlight = 0;
+  let peak = 0;
+  let released = false;
+  const waiting: Array<() => void> = [];
+  const server: Server = createServer(async (req, res) => {
     const url = req.url ?? '/';
     hits.set(url, (hits.get(url) ?? 0) + 1);
     const path = url.split('?')[0];
-    arrivals.push({ path: url, at: performance.now() });
+    arrivals.push({ path: url, at: Date.now() });
     const fill = (text: string) => text.replaceAll('{origin}', origin);
     if (path === '/robots.txt') {
       if (plan.robots === undefined) return void res.writeHead(404).end();
@@ -44,6 +56,13 @@ export async function startGeneratedSite(plan: SitePlan): Promise<GeneratedSite>
       return void res.writeHead(200, { 'content-type': 'application/xml' }).end(path.endsWith('.gz') ? gzipSync(xml) : xml);
     }
     const links = plan.pages[path] ?? plan.pages[path.replace(/\/$/, '')];
+    if (!released && plan.heldPaths?.(path)) await new Promise<void>((resolve) => waiting.push(resolve));
+    if (plan.pageDelayMs !== undefined) {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, plan.pageDelayMs));
+      inFlight -= 1;
+    }
     if (links === undefined) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>missing</body></html>');
     const anchors = links.map((href) => `<a href="${fill(href)}">link</a>`).join('\n');
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<html><head><title>${path}</title></head><body><h1>${path}</h1>${anchors}</body></html>`);
@@ -56,6 +75,11 @@ export async function startGeneratedSite(plan: SitePlan): Promise<GeneratedSite>
     origin,
     hits,
     arrivals,
+    peakInFlight: () => peak,
+    release: () => {
+      released = true;
+      for (const resolve of waiting.splice(0)) resolve();
+    },
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());

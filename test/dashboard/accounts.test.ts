@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authed } from '../support/embedded.js';
 import { until } from '../support/poll.js';
 import { setOrganizationStatus } from '../../lib/store/accounts.js';
-import { DashboardClient, startDashboardService, type DashboardService } from './harness.js';
+import { DashboardClient, startDashboardService, type DashboardService } from './dashboard-service.js';
 
 let env: DashboardService;
 let owner: DashboardClient;

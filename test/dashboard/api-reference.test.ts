@@ -1,6 +1,6 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDashboardService, type DashboardService } from './harness.js';
+import { startDashboardService, type DashboardService } from './dashboard-service.js';
 
 const WAIT = { timeout: 60_000 };
 

@@ -10,7 +10,7 @@ import { SecretBox } from '../../lib/secret-box.js';
 import { jsonPost } from '../support/embedded.js';
 import { until } from '../support/poll.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { DashboardClient, startDashboardService, type DashboardService, type Json } from './harness.js';
+import { DashboardClient, startDashboardService, type DashboardService, type Json } from './dashboard-service.js';
 
 let env: DashboardService;
 let site: TargetSite;

@@ -1,49 +1,30 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { authed, jsonPost } from '../support/embedded.js';
-import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { startDashboardService, type DashboardService } from './harness.js';
+import type { TargetSite } from '../support/target-site.js';
+import { dashboardInChromium } from './dashboard-in-chromium.js';
+import type { DashboardService } from './dashboard-service.js';
 
 /** Screenshots of the main pages, kept as test artifacts (test-artifacts/ is git-ignored). */
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard');
+const chromiumSuite = dashboardInChromium({ artifacts: 'dashboard', viewport: { width: 1280, height: 860 } });
 const WAIT = { timeout: 60_000 };
 const PASSWORD = 'a long enough password';
 
 let env: DashboardService;
 let site: TargetSite;
-let browser: Browser;
 let page: Page;
 let testSecret = '';
 
-const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+const shot = (name: string) => chromiumSuite.shot(name);
 const open = async (label: string) => {
   await page.getByRole('link', { name: label, exact: true }).click();
   await page.getByRole('heading', { level: 1, name: label }).waitFor(WAIT);
 };
 const alertText = async () => (await page.getByRole('alert').first().waitFor(WAIT), page.getByRole('alert').first().innerText());
 
-beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  site = await startTargetSite();
-  env = await startDashboardService({}, { assets: true });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-  });
-  page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await env?.stop();
-  await site?.close();
-});
-
-afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') await shot(`failed-${context.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
+beforeAll(() => {
+  ({ env, site, page } = chromiumSuite.started());
 });
 
 describe('the dashboard in Chromium', { timeout: 180_000 }, () => {

@@ -1,44 +1,35 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { jsonPost } from '../support/embedded.js';
-import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { startDashboardService, type DashboardService } from './harness.js';
+import type { TargetSite } from '../support/target-site.js';
+import { dashboardInChromium } from './dashboard-in-chromium.js';
+import type { DashboardService } from './dashboard-service.js';
 
 /**
  * The dashboard as a daily tool (issue 32), in Debian's Chromium: onboarding, the playground, the API
  * reference's Try it out, the request log, batches from the browser, credits and keys. Screenshots go
  * to test-artifacts/dashboard-daily/ (git-ignored) and were looked at.
  */
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard-daily');
+const chromiumSuite = dashboardInChromium({ artifacts: 'dashboard-daily', viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+const ARTIFACTS = chromiumSuite.folder;
 const WAIT = { timeout: 60_000 };
 const PASSWORD = 'a long enough password';
 
 let env: DashboardService;
 let site: TargetSite;
-let browser: Browser;
 let page: Page;
 let orgHash = '';
 
-const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+const shot = (name: string) => chromiumSuite.shot(name);
 const open = async (label: string) => {
   await page.locator('nav').getByRole('link', { name: label, exact: true }).click();
   await page.getByRole('heading', { level: 1, name: label }).waitFor(WAIT);
 };
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  site = await startTargetSite();
-  env = await startDashboardService({}, { assets: true });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-  });
-  const browserContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await browserContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.dashboard.url });
-  page = await browserContext.newPage();
+  ({ env, site, page } = chromiumSuite.started());
   await page.goto(env.setupLink);
   await page.getByLabel('Email').fill('owner@example.com');
   await page.getByLabel('Password').fill(PASSWORD);
@@ -46,16 +37,6 @@ beforeAll(async () => {
   await page.getByRole('heading', { level: 1 }).first().waitFor(WAIT);
   orgHash = new URL(page.url()).hash.split('/').slice(0, 3).join('/');
 }, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await env?.stop();
-  await site?.close();
-});
-
-afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') await shot(`failed-${context.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
-});
 
 describe('the dashboard as a daily tool, in Chromium', { timeout: 180_000 }, () => {
   it('onboards on the first page: the Default key into a ready curl, with copy buttons, and the price list', async () => {

@@ -4,7 +4,7 @@ import { createInvitation } from '../../lib/store/dashboard/members.js';
 import { jsonPost, authed } from '../support/embedded.js';
 import { until } from '../support/poll.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { DashboardClient, startDashboardService, type DashboardService, type Json } from './harness.js';
+import { DashboardClient, startDashboardService, type DashboardService, type Json } from './dashboard-service.js';
 
 /** Two people, two organizations, each with a key, a request, a batch job and a session. */
 interface Tenant {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/services.js';
-import { DashboardClient, startDashboardService, type DashboardService } from './harness.js';
+import { DashboardClient, startDashboardService, type DashboardService } from './dashboard-service.js';
 
 // Issue 27 item 7: two owners demoting (or removing) each other at once must leave the organization an owner.
 let database: { url: string; drop(): Promise<void> };

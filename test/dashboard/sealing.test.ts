@@ -7,7 +7,7 @@ import { resealUnboundDefaultKeys } from '../../lib/store/dashboard/keys.js';
 import { openSealingBox } from '../../lib/store/sealing-key.js';
 import { jsonPost } from '../support/embedded.js';
 import { useTestStore } from '../support/test-store.js';
-import { DashboardClient, startDashboardService, type DashboardService } from './harness.js';
+import { DashboardClient, startDashboardService, type DashboardService } from './dashboard-service.js';
 
 // Issue 27 item 7: sealed secrets bound to their organization and key; webhook secrets not stored in clear;
 // replicas of one PostgreSQL without DASHBOARD_SECRET_KEY sealing with keys of their own.

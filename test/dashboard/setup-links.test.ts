@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupLink } from '../../dashboard/setup.js';
 import { createInvitation } from '../../lib/store/dashboard/members.js';
 import { createTestDatabase } from '../support/services.js';
-import { DashboardClient, startDashboardService, type DashboardService } from './harness.js';
+import { DashboardClient, startDashboardService, type DashboardService } from './dashboard-service.js';
 
 // Issue 27 item 3: every start (every replica of the chart) prints an owner setup link; only one may work.
 let database: { url: string; drop(): Promise<void> };

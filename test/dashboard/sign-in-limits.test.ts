@@ -3,7 +3,7 @@ import { HashGate, WAITING_PER_HASH } from '../../dashboard/auth/hash-gate.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { purgeSignInAttempts, SIGN_IN_WINDOW_MS } from '../../lib/store/dashboard/sign-in-attempts.js';
 import { createTestDatabase } from '../support/services.js';
-import { DashboardClient, startDashboardService, type DashboardService } from './harness.js';
+import { DashboardClient, startDashboardService, type DashboardService } from './dashboard-service.js';
 
 // Issue 27 item 4: the lock is counted before the password is checked; a per-client limit; a bound on hashes.
 let database: { url: string; drop(): Promise<void> };

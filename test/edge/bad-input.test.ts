@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isUlid } from '../../lib/ids.js';
 import { insertRequestLog } from '../../lib/store/request-log.js';
-import { makeEntry } from '../request-log/fixtures.js';
+import { makeEntry } from '../request-log/log-entries.js';
 import { startCountingListener } from '../egress/counting-listener.js';
 import { authed, jsonPost } from '../support/embedded.js';
 import { bodyProbes, urlProbes, type Fixtures, type Probe } from './forms.js';

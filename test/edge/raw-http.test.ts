@@ -225,6 +225,53 @@ describe('a request refused before any route, sent with a valid key (issue 27 it
     expect(await found.json()).toMatchObject({ id: requestId });
   });
 
+  /** Reads a refused request's record through GET /v1/requests/{id}, given the raw answer text. */
+  async function recordOf(answerText: string): Promise<{ id: string; features: Record<string, unknown> }> {
+    const requestId = /x-request-id: (\S+)/i.exec(answerText.slice(answerText.lastIndexOf('HTTP/1.1 400')))?.[1] ?? '';
+    const found = await fetch(`${service.url}/v1/requests/${requestId}`, { headers: { authorization: `Bearer ${service.secret}` } });
+    expect(found.status).toBe(200);
+    return (await found.json()) as { id: string; features: Record<string, unknown> };
+  }
+
+  /** Writes `segments` on one connection, each once the gateway has read the one before, and reads until it closes. */
+  async function pipelined(segments: string[]): Promise<string> {
+    const server = service.gateway.server;
+    const reads: Array<() => void> = [];
+    const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    const gatewaySide = await accepted;
+    gatewaySide.on('data', () => reads.shift()?.());
+    for (const segment of segments) {
+      const read = new Promise<void>((resolve) => reads.push(resolve));
+      socket.write(raw(segment));
+      await Promise.race([read, closed]);
+    }
+    await closed;
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  const refusedDelete = () => `DELETE /v1/sessions/s_refused HTTP/1.1\r\nHost: x\r\n${auth()}X-A: a\0b\r\n\r\n`;
+
+  it.each([
+    ['after a request with a Content-Length body, in one segment', () => [`POST /v1/sessions/s_x/release HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nContent-Length: 16\r\n\r\n{"a":"GET /x\r\n"}${refusedDelete()}`]],
+    ['after a chunked body, in one segment', () => [`POST /v1/sessions/s_x/release HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n${refusedDelete()}`]],
+    ['after a request without a body, in one segment', () => [`GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n${refusedDelete()}`]],
+    ['after a body, its own head split over segments', () => {
+      const whole = `POST /v1/sessions/s_x/release HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}${refusedDelete()}`;
+      const cut = whole.indexOf('X-A:');
+      return [whole.slice(0, whole.indexOf('{}') + 4), whole.slice(whole.indexOf('{}') + 4, cut), whole.slice(cut)];
+    }],
+  ])('a pipelined refused request is recorded with its own method and path: %s', async (_name, segments) => {
+    const text = await pipelined(segments());
+    expect(text).toMatch(/HTTP\/1\.1 400 [^]*problem\+json/);
+    const record = await recordOf(text);
+    expect(record.features).toMatchObject({ method: 'DELETE', route: '/v1/sessions/s_refused' });
+  });
+
   it('records nothing for a refused request without a valid key', async () => {
     const answer = await exchange(raw('GET /v1/workers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer svc_live_nope\r\nX-A: a\0b\r\n\r\n'));
     const found = await fetch(`${service.url}/v1/requests/${answer.headers['x-request-id'] ?? ''}`, { headers: { authorization: `Bearer ${service.secret}` } });

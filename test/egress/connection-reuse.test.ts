@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LookupFn } from '../../lib/egress/policy.js';
 import { EgressGuard } from '../../worker/egress/guard.js';
 import { FetchEngine } from '../../worker/fetch/fetch-engine.js';
-import { engineContext, fetchJob, rejection } from '../fetch/helpers.js';
+import { engineContext, fetchJob, rejection } from '../fetch/fetch-engine.js';
 import { startCountingListener, type CountingListener } from './counting-listener.js';
 
 /** A page server that counts the TCP connections made to it. */

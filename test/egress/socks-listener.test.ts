@@ -4,7 +4,7 @@ import type { LookupFn } from '../../lib/egress/policy.js';
 import { EgressGuard, type EgressLease } from '../../worker/egress/guard.js';
 import { FetchEngine } from '../../worker/fetch/fetch-engine.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { engineContext, fetchJob, rejection } from '../fetch/helpers.js';
+import { engineContext, fetchJob, rejection } from '../fetch/fetch-engine.js';
 import { startCountingListener, type CountingListener } from './counting-listener.js';
 
 const answers = new Map<string, string[]>();

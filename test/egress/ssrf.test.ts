@@ -5,7 +5,7 @@ import { EgressGuard, EGRESS_ERROR_HEADER } from '../../worker/egress/guard.js';
 import { FetchEngine } from '../../worker/fetch/fetch-engine.js';
 import { startHttpProxy, startSocksProxy, type TestProxy } from '../support/proxies.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { engineContext, fetchJob, rejection } from '../fetch/helpers.js';
+import { engineContext, fetchJob, rejection } from '../fetch/fetch-engine.js';
 import { startCountingListener, type CountingListener } from './counting-listener.js';
 
 const policy = { allowLoopback: true };

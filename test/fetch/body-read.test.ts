@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EgressGuard } from '../../worker/egress/guard.js';
 import { FetchEngine } from '../../worker/fetch/fetch-engine.js';
-import { engineContext, fetchJob, rejection } from './helpers.js';
+import { engineContext, fetchJob, rejection } from './fetch-engine.js';
 
 /** Chunked bodies that end early, stall or grow past a small ceiling: how the engine reads a body it cannot finish. */
 const policy = { allowLoopback: true };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectChallenge } from '../../worker/challenge/detect.js';
 import { CHALLENGE_PAGES, NOT_CHALLENGE_PAGES } from '../support/challenge-pages.js';
-import { engineContext, fetchJob, useFetchEngine } from './helpers.js';
+import { engineContext, fetchJob, useFetchEngine } from './fetch-engine.js';
 
 const EXPECTED_VENDOR: Record<string, string> = {
   cloudflare: 'cloudflare',

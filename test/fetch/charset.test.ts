@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHARSET_TEXT, SHIFT_JIS_TEXT } from '../support/target-site.js';
-import { engineContext, fetchJob, useFetchEngine } from './helpers.js';
+import { engineContext, fetchJob, useFetchEngine } from './fetch-engine.js';
 
 const fixture = useFetchEngine();
 

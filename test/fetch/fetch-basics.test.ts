@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SIMPLE_HTML, COMPRESSED_TEXT, TINY_PDF } from '../support/target-site.js';
-import { engineContext, fetchJob, rejection, useFetchEngine } from './helpers.js';
+import { engineContext, fetchJob, rejection, useFetchEngine } from './fetch-engine.js';
 
 const fixture = useFetchEngine();
 

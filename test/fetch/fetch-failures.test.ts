@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EgressGuard } from '../../worker/egress/guard.js';
 import { FetchEngine } from '../../worker/fetch/fetch-engine.js';
 import { startTargetSite, startTlsTargetSite, type TargetSite } from '../support/target-site.js';
-import { engineContext, fetchJob, rejection } from './helpers.js';
+import { engineContext, fetchJob, rejection } from './fetch-engine.js';
 
 const policy = { allowLoopback: true };
 let site: TargetSite;

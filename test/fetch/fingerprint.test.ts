@@ -6,7 +6,7 @@ import { EgressGuard } from '../../worker/egress/guard.js';
 import { FetchEngine } from '../../worker/fetch/fetch-engine.js';
 import { IMPIT_BROWSER } from '../../worker/fetch/impit-client.js';
 import { startCaptureServer, visitWithChromium, type CaptureServer, type CapturedRequest } from './client-hello-capture.js';
-import { engineContext, fetchJob } from './helpers.js';
+import { engineContext, fetchJob } from './fetch-engine.js';
 
 /**
  * Chrome's client-hint brand list for a major version (components/embedder_support/user_agent_utils.cc):

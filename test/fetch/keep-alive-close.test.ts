@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EgressGuard } from '../../worker/egress/guard.js';
 import { FetchEngine } from '../../worker/fetch/fetch-engine.js';
-import { engineContext, fetchJob, rejection } from './helpers.js';
+import { engineContext, fetchJob, rejection } from './fetch-engine.js';
 
 /**
  * A target that answers the first request on each connection with keep-alive and closes the

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EgressGuard } from '../../worker/egress/guard.js';
 import { FetchEngine } from '../../worker/fetch/fetch-engine.js';
 import { IMPIT_BROWSER } from '../../worker/fetch/impit-client.js';
-import { engineContext, fetchJob } from './helpers.js';
+import { engineContext, fetchJob } from './fetch-engine.js';
 
 /** A plain-HTTP server that keeps each request's header lines as they came, in order. */
 async function startRawCapture(): Promise<{ url: string; requests: Map<string, Array<[string, string]>>; close(): Promise<void> }> {

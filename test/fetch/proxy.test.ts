@@ -3,7 +3,7 @@ import { EgressGuard } from '../../worker/egress/guard.js';
 import { FetchEngine } from '../../worker/fetch/fetch-engine.js';
 import { startHttpProxy, startSocksProxy, type TestProxy } from '../support/proxies.js';
 import { startTargetSite, SIMPLE_HTML, type TargetSite } from '../support/target-site.js';
-import { engineContext, fetchJob, rejection } from './helpers.js';
+import { engineContext, fetchJob, rejection } from './fetch-engine.js';
 
 const policy = { allowLoopback: true };
 const auth = { user: 'alice', pass: 's3cret' };

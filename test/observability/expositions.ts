@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '../../lib/ids.js';
 import { FakeApiServer } from '../operator/support/fake-api-server.js';
-import { scrapeEngine, workerPool } from '../operator/support/harness.js';
+import { scrapeEngine, workerPool } from '../operator/support/operator-run.js';
 import { byMessage, startProgram, type Program } from '../support/programs.js';
 import { createTestDatabase, NATS_URL } from '../support/services.js';
 

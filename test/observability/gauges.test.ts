@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scrapeEngine, startHarness, workerPool, NAMESPACE, type Harness } from '../operator/support/harness.js';
+import { scrapeEngine, startHarness, workerPool, NAMESPACE, type Harness } from '../operator/support/operator-run.js';
 import { jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { until } from '../support/poll.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';

@@ -89,7 +89,7 @@ describe('Helm chart', () => {
         'trawler.dev proxypools/status patch',
         'trawler.dev workerpools/finalizers update',
         'trawler.dev proxypools/finalizers update',
-        ...['get', 'create', 'update'].map((verb) => `core secrets ${verb}`),
+        ...['get', 'list', 'watch', 'create', 'update'].map((verb) => `core secrets ${verb}`),
         ...['get', 'list', 'watch', 'create', 'update', 'delete'].map((verb) => `apps deployments ${verb}`),
       ].sort(),
     );

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePoolFile } from '../../lib/proxy-pool/pool-file.js';
-import { condition, NAMESPACE, proxyPool, startHarness, type Harness } from './support/harness.js';
+import { condition, NAMESPACE, proxyPool, startHarness, type Harness } from './support/operator-run.js';
 import type { KObject } from './support/object-store.js';
 
 let harness: Harness | undefined;
@@ -61,5 +61,42 @@ describe('the ProxyPool resource', () => {
     harness.api.store.create('proxypools', NAMESPACE, proxyPool('main', { exits: [{ url: 'ftp://h:1', tier: 'datacenter' }] }));
     await harness.settle();
     expect(condition(harness.api.store.get('proxypools', NAMESPACE, 'main'), 'Degraded')).toMatchObject({ status: 'True', reason: 'InvalidSpec' });
+  });
+
+  it('renders the pool file again when a referenced Secret changes, and is Degraded once it is gone', async () => {
+    harness = await startHarness();
+    const store = harness.api.store;
+    store.create('secrets', NAMESPACE, secret('exits', { user: 'dc user', pass: 'first-pass' }));
+    store.create('secrets', NAMESPACE, secret('provider', { password: 'provider-secret' }));
+    store.create('proxypools', NAMESPACE, proxyPool('main', SPEC));
+    await harness.settle();
+    expect(parsePoolFile(poolFileOf(harness)!)[0].urlFor('DE', 'x')).toBe('http://dc%20user:first-pass@10.0.0.5:3128');
+
+    // The credential rotated in its Secret (through the API, as kubectl does): the watch brings it to the pool file.
+    const rotated = store.get('secrets', NAMESPACE, 'exits')!;
+    store.update('secrets', NAMESPACE, 'exits', { ...rotated, data: secret('exits', { user: 'dc user', pass: 'second-pass' }).data }, 'main');
+    await harness.settle();
+    expect(parsePoolFile(poolFileOf(harness)!)[0].urlFor('DE', 'x')).toBe('http://dc%20user:second-pass@10.0.0.5:3128');
+    expect(parsePoolFile(poolFileOf(harness)!)[1].urlFor('US', 'abc')).toBe('http://cust-us-sess-abc:provider-secret@gw.provider.example:7000');
+    expect(condition(store.get('proxypools', NAMESPACE, 'main'), 'Available')).toMatchObject({ status: 'True' });
+
+    // A Secret no ProxyPool references changes nothing.
+    const writes = harness.api.writes().length;
+    store.create('secrets', NAMESPACE, secret('unrelated', { token: 't' }));
+    await harness.settle();
+    expect(harness.api.writes().length).toBe(writes);
+
+    // The pool file Secret edited by hand is written back.
+    const owned = store.get('secrets', NAMESPACE, 'trawler-proxypool-main')!;
+    store.update('secrets', NAMESPACE, 'trawler-proxypool-main', { ...owned, metadata: { ...owned.metadata, annotations: {} }, data: { 'pools.json': Buffer.from('{}').toString('base64') } }, 'main');
+    await harness.settle();
+    expect(parsePoolFile(poolFileOf(harness)!)[0].urlFor('DE', 'x')).toBe('http://dc%20user:second-pass@10.0.0.5:3128');
+
+    store.delete('secrets', NAMESPACE, 'provider');
+    await harness.settle();
+    const stored = store.get('proxypools', NAMESPACE, 'main');
+    expect(condition(stored, 'Degraded')).toMatchObject({ status: 'True', reason: 'SecretMissing', message: 'secret provider has no key password' });
+    // The last good pool file stays for the gateways (they keep serving with it).
+    expect(parsePoolFile(poolFileOf(harness)!)[0].urlFor('DE', 'x')).toBe('http://dc%20user:second-pass@10.0.0.5:3128');
   });
 });

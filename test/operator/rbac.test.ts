@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { operatorPermissions } from './support/chart-text.js';
 import type { RecordedRequest } from './support/fake-api-server.js';
-import { NAMESPACE, proxyPool, scrapeEngine, startHarness, workerPool, type Harness } from './support/harness.js';
+import { NAMESPACE, proxyPool, scrapeEngine, startHarness, workerPool, type Harness } from './support/operator-run.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { condition, NAMESPACE, NATS_URL, scrapeEngine, startHarness, WORKER_IMAGE, workerPool, type Harness } from './support/harness.js';
+import { condition, NAMESPACE, NATS_URL, scrapeEngine, startHarness, WORKER_IMAGE, workerPool, type Harness } from './support/operator-run.js';
 import type { KObject } from './support/object-store.js';
 
 let harness: Harness | undefined;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { condition, NAMESPACE, scrapeEngine, startHarness, until, workerPool, type Harness } from './support/harness.js';
+import { condition, NAMESPACE, scrapeEngine, startHarness, until, workerPool, type Harness } from './support/operator-run.js';
 import type { KObject } from './support/object-store.js';
 
 let harness: Harness | undefined;

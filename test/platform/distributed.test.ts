@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../lib/ids.js';
-import { generateApiKey } from '../../lib/apikeys.js';
-import { byMessage, startProgram, type Program } from '../support/programs.js';
-import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+import { DistributedPrograms } from '../support/distributed-programs.js';
+import { byMessage, type Program } from '../support/programs.js';
+import { distributedServicesAvailable } from '../support/services.js';
 import { until } from '../support/poll.js';
 import { SIMPLE_HTML, startTargetSite, type TargetSite } from '../support/target-site.js';
 
@@ -10,28 +9,16 @@ import { SIMPLE_HTML, startTargetSite, type TargetSite } from '../support/target
 const available = await distributedServicesAvailable();
 
 describe.skipIf(!available)('distributed mode: gateway and worker as separate processes over NATS and PostgreSQL', () => {
-  const secret = generateApiKey('live');
-  const namespace = `t${newId().toLowerCase()}`;
-  let database: { url: string; drop(): Promise<void> };
+  const programs = new DistributedPrograms({ SHUTDOWN_GRACE_MS: '10000', SCRAPE_BUDGET_MS: '300000' });
+  const secret = programs.secret;
   let site: TargetSite;
   let gateway: Program;
   let gatewayUrl: string;
   const workers: Program[] = [];
 
-  const common = () => ({
-    NATS_URL,
-    NATS_NAMESPACE: namespace,
-    HOST: '127.0.0.1',
-    TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true',
-    HEARTBEAT_INTERVAL_MS: '300',
-    SHUTDOWN_GRACE_MS: '10000',
-    SCRAPE_BUDGET_MS: '300000',
-  });
-
   async function startWorker(): Promise<Program> {
-    const worker = startProgram(['worker', '--engine', 'fetch'], { ...common(), METRICS_PORT: '0' });
+    const worker = await programs.startWorker();
     workers.push(worker);
-    await worker.waitForLog(byMessage('metrics listening'));
     return worker;
   }
 
@@ -44,26 +31,18 @@ describe.skipIf(!available)('distributed mode: gateway and worker as separate pr
     });
   }
 
-  async function workerList(): Promise<Array<{ id: string; engine: string; status: string }>> {
-    const response = await fetch(`${gatewayUrl}/v1/workers`, { headers: { authorization: `Bearer ${secret}` } });
-    return ((await response.json()) as { workers: Array<{ id: string; engine: string; status: string }> }).workers;
-  }
-
-
+  const workerList = () => programs.workers(gatewayUrl);
 
   beforeAll(async () => {
-    [database, site] = await Promise.all([createTestDatabase(), startTargetSite()]);
-    gateway = startProgram(['gateway'], { ...common(), DATABASE_URL: database.url, PORT: '0', TRAWLER_BOOTSTRAP_KEY: secret, SHUTDOWN_DRAIN_DELAY_MS: '8000' });
-    const listening = await gateway.waitForLog(byMessage('gateway listening'));
-    gatewayUrl = String(listening.url);
+    [, site] = await Promise.all([programs.open(), startTargetSite()]);
+    ({ program: gateway, url: gatewayUrl } = await programs.startGateway({ SHUTDOWN_DRAIN_DELAY_MS: '8000' }));
     await startWorker();
     await until(workerList, (list) => list.length === 1);
   });
 
   afterAll(async () => {
-    for (const program of [gateway, ...workers]) program?.kill('SIGKILL');
+    await programs.close();
     await site?.close();
-    await database?.drop();
   });
 
   it('scrapes through the worker process and logs the request id in both processes', async () => {
@@ -143,9 +122,8 @@ describe.skipIf(!available)('distributed mode: gateway and worker as separate pr
   });
 
   it('runs a render engine as its own worker process', async () => {
-    const browser = startProgram(['worker', '--engine', 'obscura'], { ...common(), METRICS_PORT: '0' });
+    const browser = await programs.startWorker('obscura');
     workers.push(browser);
-    await browser.waitForLog(byMessage('metrics listening'));
     await until(workerList, (list) => list.some((w) => w.engine === 'obscura'));
     const response = await fetch(`${gatewayUrl}/v1/scrape`, {
       method: 'POST',

@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { until } from '../support/poll.js';
-import { startDashboardService, type DashboardService } from '../dashboard/harness.js';
+import { startDashboardService, type DashboardService } from '../dashboard/dashboard-service.js';
 
 // Issue 27 item 7: the gateway took any number of connections and gave a request 300 s to arrive; the dashboard ran on Node's defaults.
 interface RawConnection {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BATCH_ENV, BatchClient, waitForWorker, type Json } from '../batch/helpers.js';
+import { BATCH_ENV, BatchClient, waitForWorker, type Json } from '../batch/batch-client.js';
 import { startExitTarget, startProviderGateway, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
 import { startPoolService, type PoolService } from '../support/pool-service.js';
 

@@ -3,7 +3,7 @@ import { jsonPost } from '../support/embedded.js';
 import { until } from '../support/poll.js';
 import { startExitTarget, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
 import { writePoolFile } from '../support/pool-service.js';
-import { DashboardClient, startDashboardService, type DashboardService } from '../dashboard/harness.js';
+import { DashboardClient, startDashboardService, type DashboardService } from '../dashboard/dashboard-service.js';
 
 let env: DashboardService;
 let target: ExitTarget;

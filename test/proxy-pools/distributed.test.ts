@@ -1,49 +1,29 @@
+import { renameSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../lib/apikeys.js';
-import { newId } from '../../lib/ids.js';
 import { startExitTarget, startProviderGateway, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
 import { writePoolFile } from '../support/pool-service.js';
 import { until } from '../support/poll.js';
-import { byMessage, startProgram, type Program } from '../support/programs.js';
-import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+import { DistributedPrograms } from '../support/distributed-programs.js';
+import type { Program } from '../support/programs.js';
+import { distributedServicesAvailable } from '../support/services.js';
 
 // Under CI=true a missing PostgreSQL or NATS throws here and fails the run instead of skipping.
 const available = await distributedServicesAvailable();
 
 describe.skipIf(!available)('managed pool in distributed mode: two gateways share sticky exits and health', () => {
-  const secret = generateApiKey('live');
-  const namespace = `t${newId().toLowerCase()}`;
-  let database: { url: string; drop(): Promise<void> };
+  const run = new DistributedPrograms({ SHUTDOWN_GRACE_MS: '2000' });
+  const secret = run.secret;
   let target: ExitTarget;
   let provider: ExitServer;
   let refusing: ExitServer;
+  let japan: ExitServer;
+  /** The gateway started without a watch of the pool file: only SIGHUP reloads it. */
+  let sighupOnly: Program;
   let pool: { file: string; remove(): void };
-  const programs: Program[] = [];
   const gatewayUrls: string[] = [];
 
-  const common = () => ({
-    NATS_URL,
-    NATS_NAMESPACE: namespace,
-    HOST: '127.0.0.1',
-    TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true',
-    HEARTBEAT_INTERVAL_MS: '300',
-    SHUTDOWN_GRACE_MS: '2000',
-  });
-
-  async function startGateway(): Promise<{ program: Program; url: string }> {
-    const program = startProgram(['gateway'], {
-      ...common(),
-      DATABASE_URL: database.url,
-      PORT: '0',
-      METRICS_PORT: '0',
-      TRAWLER_BOOTSTRAP_KEY: secret,
-      PROXY_POOLS_FILE: pool.file,
-      PROXY_HEALTH_REFRESH_MS: '0',
-    });
-    programs.push(program);
-    const listening = await program.waitForLog(byMessage('gateway listening'));
-    return { program, url: String(listening.url) };
-  }
+  const startGateway = (env: Record<string, string> = {}) =>
+    run.startGateway({ METRICS_PORT: '0', PROXY_POOLS_FILE: pool.file, PROXY_HEALTH_REFRESH_MS: '0', ...env });
 
   const scrape = (gateway: number, body: Record<string, unknown>): Promise<Response> =>
     fetch(`${gatewayUrls[gateway]}/v1/scrape`, {
@@ -53,23 +33,24 @@ describe.skipIf(!available)('managed pool in distributed mode: two gateways shar
       signal: AbortSignal.timeout(60_000),
     });
 
+  const poolExits = (): unknown[] => [
+    { id: 'gw', url: `http://127.0.0.1:${provider.port}`, username_template: 'cust-{country}-sess-{session}', password: 'secret', tier: 'residential', countries: ['US'] },
+    { id: 'au-refusing', url: refusing.url, tier: 'residential', country: 'AU' },
+  ];
+
   beforeAll(async () => {
-    [database, target, provider, refusing] = await Promise.all([
-      createTestDatabase(),
+    [, target, provider, refusing, japan] = await Promise.all([
+      run.open(),
       startExitTarget(),
       startProviderGateway({ US: ['127.0.0.40', '127.0.0.41', '127.0.0.42', '127.0.0.43'] }),
       startStaticExit({ address: '127.0.0.44', refuseWith: 407 }),
+      startStaticExit({ address: '127.0.0.45' }),
     ]);
-    pool = writePoolFile([
-      { id: 'gw', url: `http://127.0.0.1:${provider.port}`, username_template: 'cust-{country}-sess-{session}', password: 'secret', tier: 'residential', countries: ['US'] },
-      { id: 'au-refusing', url: refusing.url, tier: 'residential', country: 'AU' },
-    ]);
+    pool = writePoolFile(poolExits());
     // The first gateway migrates and bootstraps the store before the second starts.
     gatewayUrls.push((await startGateway()).url);
     gatewayUrls.push((await startGateway()).url);
-    const worker = startProgram(['worker', '--engine', 'fetch'], { ...common(), METRICS_PORT: '0' });
-    programs.push(worker);
-    await worker.waitForLog(byMessage('metrics listening'));
+    await run.startWorker();
     await waitForWorker(0);
     await waitForWorker(1);
   }, 120_000);
@@ -82,10 +63,9 @@ describe.skipIf(!available)('managed pool in distributed mode: two gateways shar
   }
 
   afterAll(async () => {
-    for (const program of programs) program.kill('SIGKILL');
-    await Promise.all([target?.close(), provider?.close(), refusing?.close()]);
+    await run.close();
+    await Promise.all([target?.close(), provider?.close(), refusing?.close(), japan?.close()]);
     pool?.remove();
-    await database?.drop();
   });
 
   it('sends a sticky key through one exit whichever gateway takes the request', async () => {
@@ -112,11 +92,44 @@ describe.skipIf(!available)('managed pool in distributed mode: two gateways shar
   });
 
   it('keeps that health across a restart of a gateway', async () => {
-    programs[1].kill('SIGKILL');
-    gatewayUrls[1] = (await startGateway()).url;
+    run.programs[1].kill('SIGKILL');
+    const restarted = await startGateway({ PROXY_POOLS_WATCH_MS: '0' });
+    sighupOnly = restarted.program;
+    gatewayUrls[1] = restarted.url;
     await waitForWorker(1);
     const response = await scrape(1, { premium_proxy: true, proxy_country: 'AU' });
     expect(response.status).toBe(503);
     expect(refusing.requests()).toBe(1);
+  });
+
+  it('applies a changed pool file on each gateway, by its watch or on SIGHUP, and keeps it when the next one is refused', async () => {
+    const japanScrape = (gateway: number) => scrape(gateway, { premium_proxy: true, proxy_country: 'JP' });
+    const logged = (program: Program, msg: string) => program.logs.filter((line: { msg?: unknown }) => line.msg === msg).length;
+    // Written beside it and renamed over it, as a Secret volume or `mv` replaces it: never seen half written.
+    const replace = (text: string) => {
+      writeFileSync(`${pool.file}.next`, text);
+      renameSync(`${pool.file}.next`, pool.file);
+    };
+    replace(JSON.stringify({ exits: [...poolExits(), { id: 'jp', url: japan.url, tier: 'residential', country: 'JP' }] }));
+    // The watching gateway applies it by itself.
+    await until(() => japanScrape(0).then((r) => r.status), (status) => status === 200);
+    expect(target.seen().at(-1)).toBe('127.0.0.45');
+    // The other one runs without a watch: the old pools until SIGHUP.
+    expect((await japanScrape(1)).status).toBe(503);
+    sighupOnly.kill('SIGHUP');
+    await until(() => japanScrape(1).then((r) => r.status), (status) => status === 200);
+    expect(target.seen().at(-1)).toBe('127.0.0.45');
+
+    replace(`exits:\n  - url: http://cust:secret@127.0.0.1:${provider.port}\n    tier: [residential\n`);
+    const refusedMsg = 'proxy pool file refused; the pools in use stay';
+    await until(() => logged(run.programs[0], refusedMsg), (n) => n === 1);
+    sighupOnly.kill('SIGHUP');
+    await until(() => logged(sighupOnly, refusedMsg), (n) => n === 1);
+    for (const gateway of [0, 1]) expect((await japanScrape(gateway)).status).toBe(200);
+    const refusal = sighupOnly.logs.find((line) => line.msg === refusedMsg);
+    expect(String(refusal?.reason)).toMatch(/neither JSON nor YAML/);
+    expect(JSON.stringify(refusal)).not.toContain('secret@');
+    // Still alive: SIGHUP reloads, it does not stop the process.
+    expect(sighupOnly.process.exitCode).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, createProject } from '../../lib/store/accounts.js';
 import type { RequestLogEntry, RequestStatus } from '../../lib/store/request-log-entry.js';
 import { authed, startEmbedded, type EmbeddedService } from '../support/embedded.js';
-import { HOUR_MS, ago, makeEntry, newestFirst, seed } from './fixtures.js';
+import { HOUR_MS, ago, makeEntry, newestFirst, seed } from './log-entries.js';
 import { keyFor } from '../support/accounts.js';
 
 interface ListBody {

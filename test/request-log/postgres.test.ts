@@ -5,7 +5,7 @@ import { openStore } from '../../lib/store/open.js';
 import { getRequestLog, listRequestLog, purgeRequestLog, type RequestLogQuery } from '../../lib/store/request-log.js';
 import type { RequestLogEntry } from '../../lib/store/request-log-entry.js';
 import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
-import { HOUR_MS, ago, makeEntry, newestFirst, seed } from './fixtures.js';
+import { HOUR_MS, ago, makeEntry, newestFirst, seed } from './log-entries.js';
 
 const available = await distributedServicesAvailable();
 

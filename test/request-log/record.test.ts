@@ -5,7 +5,7 @@ import { insertRequestLog } from '../../lib/store/request-log.js';
 import type { RequestLogEntry } from '../../lib/store/request-log-entry.js';
 import { uuidFromUlid } from '../../gateway/request-log/record-id.js';
 import { authed } from '../support/embedded.js';
-import { HOUR_MS, ago, makeEntry, seed } from './fixtures.js';
+import { HOUR_MS, ago, makeEntry, seed } from './log-entries.js';
 import { keyFor } from '../support/accounts.js';
 import { embeddedForSuite } from '../support/suite-service.js';
 

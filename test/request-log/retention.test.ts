@@ -6,7 +6,7 @@ import { purgeRequestLog } from '../../lib/store/request-log.js';
 import type { RequestLogEntry } from '../../lib/store/request-log-entry.js';
 import { startRequestLogPurge } from '../../gateway/request-log/purge.js';
 import { authed } from '../support/embedded.js';
-import { HOUR_MS, ago, makeEntry, seed } from './fixtures.js';
+import { HOUR_MS, ago, makeEntry, seed } from './log-entries.js';
 import { embeddedForSuite } from '../support/suite-service.js';
 
 const service = embeddedForSuite({ engines: [], env: { REQUEST_LOG_RETENTION_HOURS: '1' } });

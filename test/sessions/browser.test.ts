@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { createdSession, sessionsClient, type SessionJson } from './support.js';
+import { createdSession, sessionsClient, type SessionJson } from './sessions-client.js';
 
 let service: EmbeddedService;
 let site: TargetSite;

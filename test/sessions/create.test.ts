@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
-import { createdSession, otherTenantKey, sessionsClient } from './support.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { embeddedForSuite } from '../support/suite-service.js';
+import { createdSession, otherTenantKey, sessionsClient } from './sessions-client.js';
 import { problemOf } from '../support/answers.js';
 
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: ['fetch'], env: { DEFAULT_RATE_LIMIT_PER_SECOND: '1000' } });
 let api: ReturnType<typeof sessionsClient>;
 
-beforeAll(async () => {
-  service = await startEmbedded({ engines: ['fetch'], env: { DEFAULT_RATE_LIMIT_PER_SECOND: '1000' } });
+beforeAll(() => {
   api = sessionsClient(service);
-});
-afterAll(async () => {
-  await service?.stop();
 });
 
 describe('POST /v1/sessions', () => {

@@ -7,7 +7,7 @@ import type { Db } from '../../lib/store/db.js';
 import { openStore } from '../../lib/store/open.js';
 import { acquireLease, createSession, emptyContext, findSession, recordUse, releaseSession, type SessionRecord } from '../../lib/store/sessions/index.js';
 import { readContext } from '../../lib/store/sessions/record.js';
-import { expireSession } from './support.js';
+import { expireSession } from './sessions-client.js';
 
 let db: Db;
 let organizationId: string;

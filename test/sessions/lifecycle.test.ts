@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { uuidFromUlid } from '../../gateway/request-log/record-id.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
-import { createdSession, expireSession, otherTenantKey, sessionsClient, type Problem, type SessionJson } from './support.js';
+import { authed, jsonPost } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
+import { createdSession, expireSession, otherTenantKey, sessionsClient, type Problem, type SessionJson } from './sessions-client.js';
 import { codeOf } from '../support/answers.js';
 
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: ['fetch'], env: { DEFAULT_RATE_LIMIT_PER_SECOND: '1000' } });
 let api: ReturnType<typeof sessionsClient>;
 
-beforeAll(async () => {
-  service = await startEmbedded({ engines: ['fetch'], env: { DEFAULT_RATE_LIMIT_PER_SECOND: '1000' } });
+beforeAll(() => {
   api = sessionsClient(service);
-});
-afterAll(async () => {
-  await service?.stop();
 });
 
 const CONTEXT = {

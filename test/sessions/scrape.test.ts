@@ -10,7 +10,7 @@ import {
   startStatusPage,
   type Problem,
   type SessionJson,
-} from './support.js';
+} from './sessions-client.js';
 
 let service: EmbeddedService;
 let site: TargetSite;

@@ -9,7 +9,7 @@ import type { Db } from '../../lib/store/db.js';
 import { openStore } from '../../lib/store/open.js';
 import type { GatewayLimits } from '../../gateway/limits/create-limits.js';
 import { databasePoolSize } from '../../lib/store/pool-sizing.js';
-import type { DispatcherHooks } from '../../gateway/batch/dispatcher.js';
+import type { DispatcherHooks } from '../../gateway/batch/dispatcher-hooks.js';
 import { startGateway, type RunningGateway } from '../../gateway/main.js';
 import { startWorkers, type RunningWorkers } from '../../worker/main.js';
 

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 
 /** A loopback site of JavaScript pages for the browser engine tests and the benchmark. */
 export interface JsSite {
@@ -59,6 +60,14 @@ function pages(privateOrigin: string): Record<string, () => { status?: number; t
     '/chunked-bodies': () => ({
       body: html(
         '<p id="out"></p><script>Promise.all([9437184, 1000].map((n) => fetch(`/bytes?chunked=1&n=${n}`).then((r) => r.text())))' +
+          '.then((all) => { document.getElementById("out").textContent = String(all.length); });</script>',
+      ),
+    }),
+    // Two compression bombs (16 MiB of text in a few KiB on the wire) and a small compressed body.
+    '/compressed-bodies': () => ({
+      body: html(
+        '<p id="out"></p><script>Promise.all(["gzip", "br"].map((c) => fetch(`/compressed?coding=${c}&n=16777216`)).concat(fetch("/compressed?coding=gzip&n=1000"))' +
+          '.map((p) => p.then((r) => r.text())))' +
           '.then((all) => { document.getElementById("out").textContent = String(all.length); });</script>',
       ),
     }),
@@ -167,6 +176,16 @@ export async function startJsSite(): Promise<JsSite> {
       }
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(size) });
       res.end(Buffer.alloc(size, 97));
+      return;
+    }
+    if (url.pathname === '/compressed') {
+      // `n` bytes of text, compressed with `coding` (gzip or br); Content-Length is the compressed size.
+      const size = Number(url.searchParams.get('n') ?? 0);
+      const text = Buffer.alloc(size, 120);
+      const coding = url.searchParams.get('coding') === 'br' ? 'br' : 'gzip';
+      const body = coding === 'br' ? brotliCompressSync(text) : gzipSync(text);
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': coding, 'content-length': String(body.length) });
+      res.end(body);
       return;
     }
     if (url.pathname === '/echo-headers') {

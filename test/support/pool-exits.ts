@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { CHALLENGE_PAGES } from './challenge-pages.js';
+import { listenOnLoopback, proxyUrl, startSocksServer, tunnel } from './loopback-proxy.js';
 
 /**
  * Loopback stand-ins for a deployment's proxy exits. Each exit opens its outgoing connections from
@@ -29,42 +30,12 @@ export interface ExitOptions {
   refuseWith?: 407 | 429;
 }
 
-function tracked(server: net.Server): () => void {
-  const open = new Set<net.Socket>();
-  server.on('connection', (socket: net.Socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  });
-  return () => open.forEach((socket) => socket.destroy());
-}
-
-async function listen(server: net.Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no address');
-  return address.port;
-}
-
 function credentialsOf(req: http.IncomingMessage): { user: string; pass: string } | null {
   const match = /^Basic\s+(\S+)$/i.exec(req.headers['proxy-authorization'] ?? '');
   if (!match) return null;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   return colon === -1 ? null : { user: decoded.slice(0, colon), pass: decoded.slice(colon + 1) };
-}
-
-function tunnel(client: net.Socket, head: Buffer, authority: string, localAddress: string): void {
-  const [host, port] = authority.startsWith('[') ? [authority.slice(1, authority.indexOf(']')), authority.split(']:')[1]] : authority.split(':');
-  const upstream = net.connect({ host, port: Number(port), localAddress });
-  upstream.once('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n'));
-  upstream.once('connect', () => {
-    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    if (head.length > 0) upstream.write(head);
-    client.pipe(upstream).pipe(client);
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-    client.once('close', () => upstream.destroy());
-  });
 }
 
 /**
@@ -88,20 +59,15 @@ async function startConnectProxy(route: (req: http.IncomingMessage) => { address
     }
     tunnel(client, head, req.url ?? '', decided.address);
   });
-  const closeAll = tracked(server);
-  const port = await listen(server);
-  const auth = urlAuth ? `${encodeURIComponent(urlAuth.user)}:${encodeURIComponent(urlAuth.pass)}@` : '';
+  const listening = await listenOnLoopback(server);
   return {
     server,
-    url: `http://${auth}127.0.0.1:${port}`,
-    port,
+    url: proxyUrl('http', listening.port, urlAuth),
+    port: listening.port,
     address: '',
     requests: () => requests,
     usernames: () => [...usernames],
-    close: async () => {
-      closeAll();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: listening.close,
   };
 }
 
@@ -140,56 +106,22 @@ export async function startProviderGateway(countries: Record<string, string[]>):
 /** A SOCKS5 exit (no authentication) leaving from one address. */
 export async function startSocksExit(address: string): Promise<ExitServer> {
   let requests = 0;
-  const server = net.createServer((socket) => {
-    socket.on('error', () => socket.destroy());
-    socket.once('data', (greeting: Buffer) => {
-      if (greeting[0] !== 5) return socket.destroy();
-      socket.write(Buffer.from([5, 0]));
-      socket.once('data', (request: Buffer) => {
-        requests += 1;
-        let host: string;
-        let offset: number;
-        if (request[3] === 1) {
-          host = [...request.subarray(4, 8)].join('.');
-          offset = 8;
-        } else {
-          const length = request[4];
-          host = request.subarray(5, 5 + length).toString('latin1');
-          offset = 5 + length;
-        }
-        const port = request.readUInt16BE(offset);
-        const upstream = net.connect({ host, port, localAddress: address });
-        upstream.once('error', () => socket.end(Buffer.from([5, 5, 0, 1, 0, 0, 0, 0, 0, 0])));
-        upstream.once('connect', () => {
-          socket.write(Buffer.from([5, 0, 0, 1, 0, 0, 0, 0, 0, 0]));
-          socket.pipe(upstream).pipe(socket);
-          upstream.on('error', () => socket.destroy());
-          socket.once('close', () => upstream.destroy());
-        });
-      });
-    });
-  });
-  const closeAll = tracked(server);
-  const port = await listen(server);
+  const server = await startSocksServer({ localAddress: address, onConnect: () => (requests += 1) });
   return {
-    url: `socks5://127.0.0.1:${port}`,
-    port,
+    url: proxyUrl('socks5', server.port),
+    port: server.port,
     address,
     requests: () => requests,
     usernames: () => [],
-    close: async () => {
-      closeAll();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: server.close,
   };
 }
 
 /** A port nothing listens on: an exit that is down. */
 export async function deadPort(): Promise<number> {
-  const server = net.createServer();
-  const port = await listen(server);
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  const server = await listenOnLoopback(net.createServer());
+  await server.close();
+  return server.port;
 }
 
 export interface ExitTarget {
@@ -227,8 +159,8 @@ export async function startExitTarget(): Promise<ExitTarget> {
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!DOCTYPE html><html><body><p id="from">${from}</p></body></html>`);
   });
-  const closeAll = tracked(server);
-  const port = await listen(server);
+  const listening = await listenOnLoopback(server);
+  const port = listening.port;
   return {
     url: `http://127.0.0.1:${port}/page`,
     geoUrl: `http://127.0.0.1:${port}/geo`,
@@ -239,9 +171,6 @@ export async function startExitTarget(): Promise<ExitTarget> {
     forbid: (addresses) => {
       forbidden = new Set(addresses);
     },
-    close: async () => {
-      closeAll();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: listening.close,
   };
 }

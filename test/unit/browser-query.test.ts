@@ -12,8 +12,21 @@ function failure(query: Record<string, unknown>): string {
 
 describe('GET /v1/browser query', () => {
   it('defaults: chromium, 300 s TTL, 60 s idle; the query key is not unknown', () => {
-    expect(parseBrowserQuery({ apikey: 'k' })).toEqual({ engine: 'chromium', ttl: 300, idle_timeout: 60 });
-    expect(parseBrowserQuery({ engine: 'obscura', ttl: '3600', idle_timeout: '5' })).toEqual({ engine: 'obscura', ttl: 3600, idle_timeout: 5 });
+    const none = { headless: true, proxy: null, premium_proxy: false, proxy_country: null, session_id: null };
+    expect(parseBrowserQuery({ apikey: 'k' })).toEqual({ engine: 'chromium', ttl: 300, idle_timeout: 60, ...none });
+    expect(parseBrowserQuery({ engine: 'obscura', ttl: '3600', idle_timeout: '5' })).toEqual({ engine: 'obscura', ttl: 3600, idle_timeout: 5, ...none });
+  });
+
+  it('reads headless, proxy, premium_proxy, proxy_country and session_id as the scrape does', () => {
+    expect(parseBrowserQuery({ headless: '0', proxy: 'http://u:p@proxy.example:8080', session_id: 'S1' })).toMatchObject({ headless: false, proxy: 'http://u:p@proxy.example:8080', session_id: 'S1' });
+    expect(parseBrowserQuery({ premium_proxy: 'true', proxy_country: 'de' })).toMatchObject({ premium_proxy: true, proxy_country: 'DE' });
+    // Beside the caller's own proxy, proxy_country is ignored (as for a scrape); alone it needs premium_proxy.
+    expect(parseBrowserQuery({ proxy: 'http://proxy.example:8080', proxy_country: 'DE' }).proxy_country).toBeNull();
+    expect(failure({ proxy_country: 'DE' })).toMatch(/INCOMPATIBLE_FLAGS/);
+    expect(failure({ proxy: 'http://proxy.example:8080', premium_proxy: '1' })).toMatch(/INCOMPATIBLE_FLAGS/);
+    expect(failure({ engine: 'obscura', headless: 'false' })).toMatch(/CAPABILITY_UNSUPPORTED/);
+    expect(failure({ headless: 'maybe' })).toMatch(/"headless"/);
+    expect(failure({ proxy_country: 'XX', premium_proxy: 'true' })).toMatch(/"proxy_country"/);
   });
 
   it('refuses unknown parameters, bad engines and values past the ceilings, naming them', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lib/config.js';
 import { createApiKey } from '../../lib/store/accounts.js';
-import { BatchClient, ledgerOnceReleased, startBatchService, type Json } from '../batch/helpers.js';
+import { BatchClient, ledgerOnceReleased, startBatchService, type Json } from '../batch/batch-client.js';
 import { authed, type EmbeddedService } from '../support/embedded.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 

@@ -1,5 +1,5 @@
 import type { BrowserContext, Page, Request, Route } from 'playwright-core';
-import type { ResourceClass } from '../../lib/scrape/types.js';
+import type { ResourceClass } from '../../lib/scrape/vocabulary.js';
 import { resourceClassOf } from './resource-blocking.js';
 
 export interface ContextGuardOptions {

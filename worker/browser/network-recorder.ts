@@ -7,6 +7,7 @@ import {
   type NetworkEntry,
 } from '../../lib/scrape/network-capture-schema.js';
 import { EGRESS_ERROR_HEADER } from '../egress/guard.js';
+import { DecodedSizes } from './decoded-sizes.js';
 import { urlMatcher } from './url-pattern.js';
 
 const TEXTUAL = /^(text\/|application\/(json|[\w.+-]*\+json|javascript|xml|[\w.+-]*\+xml|x-www-form-urlencoded|graphql))/i;
@@ -28,6 +29,18 @@ export class NetworkRecorder {
   /** Body bytes this capture may still keep (NETWORK_CAPTURE_LIMITS.maxTotalBodyBytes). */
   private bodyBytesLeft: number = NETWORK_CAPTURE_LIMITS.maxTotalBodyBytes;
   private readonly notes = new Set<string>();
+  /** Decoded body sizes, from a DevTools session of the capture's own (null where none could be had). */
+  private decoded: DecodedSizes | null = null;
+  /** Bodies are read one at a time, so at most one body under the read limit is in memory being read. */
+  private reading: Promise<void> = Promise.resolve();
+  private readonly oneAtATime = <T>(read: () => Promise<T>): Promise<T> => {
+    const run = this.reading.then(read);
+    this.reading = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  };
 
   constructor(
     private readonly capture: NetworkCapture,
@@ -36,7 +49,8 @@ export class NetworkRecorder {
     this.matchesUrl = urlMatcher(capture.url_pattern);
   }
 
-  attach(page: Page): void {
+  async attach(page: Page): Promise<void> {
+    if (this.capture.include_bodies) this.decoded = await DecodedSizes.attach(page, NETWORK_CAPTURE_LIMITS.maxBodyReadBytes);
     page.on('response', (response) => {
       if (!this.wants(response)) return;
       if (this.entries.length + this.pending.size >= this.capture.max_entries) {
@@ -82,42 +96,54 @@ export class NetworkRecorder {
   }
 
   /**
-   * The body, cut at `max_body_bytes` and within what the capture may still keep. Playwright reads a
-   * body whole, so one over `maxBodyReadBytes` is not read at all: its size is the declared
-   * Content-Length or, with none (chunked, or read to close), the size the browser received, known
-   * once the body has arrived without moving it into this process. One past the capture's budget is
-   * left out. Either way the entry says `body_truncated` with `body` null, and the envelope carries a
-   * NETWORK_CAPTURE_TRUNCATED warning (docs/browser-engines.md).
+   * The body, cut at `max_body_bytes` and within what the capture may still keep. A body is read whole,
+   * so one over `maxBodyReadBytes` is not read at all. Its size, checked before reading: decoded, as
+   * the capture's DevTools session counted it arriving (decoded-sizes.ts), else, for a body that was
+   * not compressed, the declared Content-Length or the size the browser received. A compressed body of
+   * unknown decoded size is not read. One past the capture's budget is left out. Either way the entry
+   * says `body_truncated` with `body` null, and the envelope carries a NETWORK_CAPTURE_TRUNCATED
+   * warning (docs/browser-engines.md).
    */
   private async readBody(response: Response, entry: NetworkEntry, mimeType: string | null): Promise<void> {
-    const size = await bodySizeBeforeReading(response);
-    if (size > NETWORK_CAPTURE_LIMITS.maxBodyReadBytes) {
-      entry.body_size = size;
-      entry.body_truncated = true;
-      this.notes.add(`NETWORK_CAPTURE_TRUNCATED: bodies over ${NETWORK_CAPTURE_LIMITS.maxBodyReadBytes} bytes are not read`);
-      return;
-    }
-    if (this.bodyBytesLeft <= 0) return this.overBudget(entry);
-    try {
-      const body = await response.body();
-      const textual = mimeType === null || TEXTUAL.test(mimeType);
-      // base64 takes 4 characters for 3 bytes: the cut is in body bytes, the budget in kept characters.
-      const room = textual ? this.bodyBytesLeft : Math.floor(this.bodyBytesLeft / 4) * 3;
-      // Other bodies read meanwhile may have used the rest.
-      if (room <= 0) {
-        entry.body_size = body.length;
-        return this.overBudget(entry);
+    const limit = NETWORK_CAPTURE_LIMITS.maxBodyReadBytes;
+    const decoded = await this.decoded?.bodyOf(response, limit, this.oneAtATime);
+    let body: Buffer;
+    if (decoded) {
+      if (decoded.body === null) return this.notRead(entry, decoded.decodedBytes, `NETWORK_CAPTURE_TRUNCATED: bodies over ${limit} bytes are not read`);
+      body = decoded.body;
+    } else {
+      const size = await bodySizeBeforeReading(response);
+      if (size > limit) return this.notRead(entry, size, `NETWORK_CAPTURE_TRUNCATED: bodies over ${limit} bytes are not read`);
+      if (isCompressed(response)) return this.notRead(entry, size, 'NETWORK_CAPTURE_TRUNCATED: compressed bodies whose decoded size the browser did not report are not read');
+      if (this.bodyBytesLeft <= 0) return this.overBudget(entry);
+      try {
+        await response.finished();
+        body = await this.oneAtATime(() => response.body());
+      } catch {
+        // Body gone (page navigated away, or the request failed); the entry stays without one.
+        return;
       }
-      const cut = body.subarray(0, Math.min(this.capture.max_body_bytes, room));
-      entry.body = textual ? cut.toString('utf8') : cut.toString('base64');
-      entry.body_encoding = textual ? 'utf8' : 'base64';
-      entry.body_size = body.length;
-      entry.body_truncated = body.length > cut.length;
-      this.bodyBytesLeft -= textual ? cut.length : entry.body.length;
-      if (cut.length < Math.min(this.capture.max_body_bytes, body.length)) this.overBudget(null);
-    } catch {
-      // Body gone (page navigated away, or the request failed); the entry stays without one.
     }
+    if (this.bodyBytesLeft <= 0) {
+      entry.body_size = body.length;
+      return this.overBudget(entry);
+    }
+    const textual = mimeType === null || TEXTUAL.test(mimeType);
+    // base64 takes 4 characters for 3 bytes: the cut is in body bytes, the budget in kept characters.
+    const room = textual ? this.bodyBytesLeft : Math.floor(this.bodyBytesLeft / 4) * 3;
+    const cut = body.subarray(0, Math.min(this.capture.max_body_bytes, room));
+    entry.body = textual ? cut.toString('utf8') : cut.toString('base64');
+    entry.body_encoding = textual ? 'utf8' : 'base64';
+    entry.body_size = body.length;
+    entry.body_truncated = body.length > cut.length;
+    this.bodyBytesLeft -= textual ? cut.length : entry.body.length;
+    if (cut.length < Math.min(this.capture.max_body_bytes, body.length)) this.overBudget(null);
+  }
+
+  private notRead(entry: NetworkEntry, size: number, note: string): void {
+    entry.body_size = Number.isFinite(size) ? size : null;
+    entry.body_truncated = true;
+    this.notes.add(note);
   }
 
   private overBudget(entry: NetworkEntry | null): void {
@@ -127,6 +153,7 @@ export class NetworkRecorder {
 
   async finish(): Promise<{ entries: NetworkEntry[]; dropped: number; warnings: string[] }> {
     await Promise.allSettled([...this.pending]);
+    await this.decoded?.detach();
     const entries = [...this.entries].sort((a, b) => a.started_ms - b.started_ms);
     return { entries, dropped: this.dropped, warnings: [...this.notes] };
   }
@@ -141,6 +168,12 @@ async function bodySizeBeforeReading(response: Response): Promise<number> {
   } catch {
     return Number.NaN;
   }
+}
+
+/** Content-Encoding other than identity: the browser decodes it, so the size on the wire says nothing of the body's. */
+function isCompressed(response: Response): boolean {
+  const coding = response.headers()['content-encoding']?.trim().toLowerCase();
+  return coding !== undefined && coding !== '' && coding !== 'identity';
 }
 
 function isRedirect(status: number): boolean {

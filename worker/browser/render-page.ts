@@ -3,7 +3,7 @@ import type { NetworkCapture, NetworkEntry } from '../../lib/scrape/network-capt
 import { ServiceError } from '../../lib/errors/index.js';
 import type { SessionState } from '../../lib/protocol/index.js';
 import type { CountryGeo } from '../../lib/proxy-pool/geo.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import { detectChallenge } from '../challenge/detect.js';
 import { EGRESS_ERROR_HEADER, type EgressLease } from '../egress/guard.js';
 import type { RawPage } from '../engine.js';
@@ -108,7 +108,7 @@ async function renderInContext(
   await declareSharedCharset(page);
   const mainDocument = new MainDocument(page);
   const recorder = capture ? new NetworkRecorder(capture, clock.startedAt) : null;
-  recorder?.attach(page);
+  await recorder?.attach(page);
 
   const traffic = new NetworkQuiet(page);
   const navStarted = Date.now();

@@ -1,5 +1,6 @@
 import { captureWantsImagesOrFonts, type NetworkCapture } from '../../lib/scrape/network-capture-schema.js';
-import type { ResourceClass, ScrapeParams } from '../../lib/scrape/types.js';
+import type { ResourceClass } from '../../lib/scrape/vocabulary.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 
 const DEFAULT_BLOCKED: readonly ResourceClass[] = ['image', 'font'];
 

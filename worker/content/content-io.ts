@@ -1,5 +1,5 @@
 import type { Screenshot, WorkerEnvelope } from '../../lib/protocol/index.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 
 /** What the content pipeline takes and gives (its own file so build-envelope.ts and pipeline.ts need not import each other). */
 export interface ContentInput {

@@ -1,11 +1,13 @@
 import { load, type CheerioAPI } from 'cheerio';
 import { parseDocument } from 'htmlparser2';
-import { Text, type AnyNode, type Element, type ParentNode } from 'domhandler';
+import { Text, type AnyNode, type Document, type Element, type ParentNode } from 'domhandler';
 import { CONTENT_LIMITS } from './content-limits.js';
 import { findElements } from './walk.js';
 
 export interface LoadedDocument {
-  $: CheerioAPI;
+  document: Document;
+  /** cheerio over `document`, made on first use: markdown and text of a page need none (its making cost a twentieth of a small page's conversion). */
+  readonly $: CheerioAPI;
   /** `<base href>` resolved against the final URL, else the final URL. */
   baseUrl: string;
   warnings: string[];
@@ -136,5 +138,13 @@ export function loadDocument(html: string, finalUrl: string): LoadedDocument {
   const elements = findElements(dom, (element) => URL_ATTRIBUTES.has(element.name) || (element.name === 'base' && element.attribs.href !== undefined));
   const baseUrl = resolveBase(elements.find((element) => element.name === 'base'), finalUrl);
   absolutiseUrls(elements, baseUrl);
-  return { $: load(dom), baseUrl, warnings };
+  let $: CheerioAPI | null = null;
+  return {
+    document: dom,
+    get $() {
+      return ($ ??= load(dom));
+    },
+    baseUrl,
+    warnings,
+  };
 }

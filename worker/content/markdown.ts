@@ -30,6 +30,18 @@ function escapeTitle(title: string): string {
   return title.replace(/"/g, '\\"').replace(/\n+/g, ' ');
 }
 
+/**
+ * Whether any of turndown's markdown escapes (its `escape`: backslash, `*`, backtick, brackets and
+ * `_` anywhere; `-`, `+ `, `=`, `# `, `~~~`, `>` and `1. ` at the start) could change `text`.
+ */
+const ESCAPED = /[\\*`[\]_]|^(?:-|\+ |=|#{1,6} |~~~|>|\d+\. )/;
+
+/** turndown runs its thirteen escapes over every text node; most have none of their characters. */
+function escapeOnlyWhereNeeded(service: TurndownService): void {
+  const escape = service.escape.bind(service);
+  service.escape = (text) => (ESCAPED.test(text) ? escape(text) : text);
+}
+
 function createService(): TurndownService {
   const service = new TurndownService({
     headingStyle: 'atx',
@@ -41,6 +53,7 @@ function createService(): TurndownService {
   service.use(tableRules);
   service.use(strikethrough);
   service.use(taskListItems);
+  escapeOnlyWhereNeeded(service);
   service.remove(['script', 'style', 'noscript', 'template', 'iframe', 'form', 'button', 'select', 'input', 'textarea']);
   service.addRule('codeBlock', {
     filter: (node) => node.nodeName === 'PRE',

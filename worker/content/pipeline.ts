@@ -1,7 +1,7 @@
 import { ServiceError } from '../../lib/errors/index.js';
 import { answersWithEnvelope } from '../../lib/scrape/params.js';
 import type { WorkerEnvelope } from '../../lib/protocol/index.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { ContentInput, ContentOutput } from './content-io.js';
 import { buildEnvelope, type EnvelopeContent } from './build-envelope.js';
 import { renderDocument, servedAsIs, type DocumentFormat } from './render.js';

@@ -1,12 +1,12 @@
 import type { CheerioAPI } from 'cheerio';
-import type { Document, Element, ParentNode } from 'domhandler';
+import type { Document, Element } from 'domhandler';
 import { ServiceError } from '../../lib/errors/index.js';
 import type { ExtractRules } from '../../lib/extract/extract-rules.js';
 import { selectorProblem } from '../../lib/extract/selectors.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import { runAutoparse } from './autoparse/index.js';
 import { contentRoot, keepMainContent, keepOnly, removeMatching, removeNeverContent } from './clean.js';
-import { loadDocument } from './document.js';
+import { loadDocument, type LoadedDocument } from './document.js';
 import { markHtmlNamespace, nameDoctypes } from './html-namespace.js';
 import { runExtraction } from './extract.js';
 import { CONTENT_LIMITS } from './content-limits.js';
@@ -58,10 +58,10 @@ function checkTagSelectors(params: ScrapeParams): void {
 }
 
 /** include_tags, then exclude_tags, then main_content_only, in that order (docs/content.md). */
-function selectContent($: CheerioAPI, params: ScrapeParams, format: DocumentFormat): void {
-  if (params.include_tags.length > 0) keepOnly($, params.include_tags);
-  removeMatching($, params.exclude_tags);
-  if (mainContentOnly(params, format)) keepMainContent($, format === 'html' ? 'all' : 'read');
+function selectContent(loaded: LoadedDocument, params: ScrapeParams, format: DocumentFormat): void {
+  if (params.include_tags.length > 0) keepOnly(loaded.$, params.include_tags);
+  if (params.exclude_tags.length > 0) removeMatching(loaded.$, params.exclude_tags);
+  if (mainContentOnly(params, format)) keepMainContent(loaded.document, format === 'html' ? 'all' : 'read');
 }
 
 function firstRow(table: Element): Element | undefined {
@@ -77,27 +77,28 @@ function firstRow(table: Element): Element | undefined {
 }
 
 /** A table whose first row has no `th` gets that row promoted to a header, so GFM can render it. */
-function promoteTableHeaders($: CheerioAPI): void {
-  findElements($.root()[0], (element) => element.name === 'table').forEach((table) => {
+function promoteTableHeaders(document: Document): void {
+  findElements(document, (element) => element.name === 'table').forEach((table) => {
     const row = firstRow(table);
     if (!row || row.children.some((cell) => cell.type === 'tag' && cell.name === 'th')) return;
     for (const cell of row.children) if (cell.type === 'tag' && cell.name === 'td') cell.name = 'th';
   });
 }
 
-function render($: CheerioAPI, format: DocumentFormat): string {
+function render(loaded: LoadedDocument, format: DocumentFormat): string {
+  const { document } = loaded;
   if (format === 'html') {
-    markHtmlNamespace($.root().toArray());
-    nameDoctypes($.root()[0] as Document);
-    return $.html();
+    markHtmlNamespace([document]);
+    nameDoctypes(document);
+    return loaded.$.html();
   }
-  removeNeverContent($);
-  if (format === 'text') return toText($);
-  promoteTableHeaders($);
-  const root = contentRoot($);
-  return toMarkdown((root[0] as ParentNode).children, () => {
-    markHtmlNamespace(root.toArray());
-    return root.html() ?? '';
+  removeNeverContent(document);
+  if (format === 'text') return toText(document);
+  promoteTableHeaders(document);
+  const root = contentRoot(document);
+  return toMarkdown(root.children, () => {
+    markHtmlNamespace([root]);
+    return loaded.$(root).html() ?? '';
   });
 }
 
@@ -111,13 +112,14 @@ export function servedAsIs(mediaType: string, params: ScrapeParams, format: Docu
 /** Parses the page once; reads links, metadata, autoparse and extract from the whole page, then renders. */
 export function analysePage(page: { finalUrl: string; text: string; mediaType: string }, params: ScrapeParams, request: AnalysisRequest): Analysis {
   checkTagSelectors(params);
-  const { $, baseUrl, warnings } = loadDocument(page.text, page.finalUrl);
-  const extractResult = request.extract ? runExtraction($, request.extract) : null;
+  const loaded = loadDocument(page.text, page.finalUrl);
+  const { baseUrl, warnings } = loaded;
+  const extractResult = request.extract ? runExtraction(loaded.$, request.extract) : null;
   const analysis: Analysis = {
     content: null,
-    metadata: request.metadata ? readMetadata($, baseUrl) : emptyMetadata(),
-    links: request.links ? collectLinks($, baseUrl) : null,
-    autoparse: request.autoparse ? runAutoparse($) : null,
+    metadata: request.metadata ? readMetadata(loaded.$, baseUrl) : emptyMetadata(),
+    links: request.links ? collectLinks(loaded.$, baseUrl) : null,
+    autoparse: request.autoparse ? runAutoparse(loaded.$) : null,
     extracted: extractResult?.data ?? null,
     emptyFields: extractResult?.emptyFields ?? [],
     warnings,
@@ -125,8 +127,8 @@ export function analysePage(page: { finalUrl: string; text: string; mediaType: s
   if (request.format === null) return analysis;
   if (servedAsIs(page.mediaType, params, request.format)) analysis.content = page.text;
   else {
-    selectContent($, params, request.format);
-    analysis.content = render($, request.format);
+    selectContent(loaded, params, request.format);
+    analysis.content = render(loaded, request.format);
   }
   return analysis;
 }

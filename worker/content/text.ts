@@ -1,6 +1,5 @@
-import type { CheerioAPI } from 'cheerio';
 import { contentRoot } from './clean.js';
-import type { AnyNode, Element, Text } from 'domhandler';
+import type { AnyNode, Document, Element, Text } from 'domhandler';
 
 const BLOCKS = new Set([
   'address', 'article', 'aside', 'blockquote', 'body', 'dd', 'details', 'div', 'dl', 'dt', 'fieldset', 'figcaption',
@@ -51,8 +50,8 @@ class TextWriter {
 }
 
 /** Readable plain text of the document body: one blank line between blocks, list items as `- `. */
-export function toText($: CheerioAPI): string {
+export function toText(document: Document): string {
   const writer = new TextWriter();
-  for (const node of contentRoot($).toArray()) writer.write(node, false);
+  writer.write(contentRoot(document), false);
   return writer.result();
 }

@@ -42,3 +42,26 @@ export function removeElements(root: ParentNode, remove: (element: Element) => b
     for (const child of kept) if (isElement(child)) stack.push(child);
   }
 }
+
+/**
+ * Gives `parent` the children `nodes`, each taken out of the tree it was in, as cheerio's
+ * `empty().append(nodes)` does (the same links on every node it touches, so the answers stay the same).
+ */
+export function replaceChildren(parent: ParentNode, nodes: AnyNode[]): void {
+  for (const child of parent.children) child.next = child.prev = child.parent = null;
+  parent.children.length = 0;
+  const added = [...nodes];
+  added.forEach((node, index) => {
+    const old = node.parent;
+    if (old) {
+      const at = old.children.indexOf(node);
+      if (at !== -1) old.children.splice(at, 1);
+    }
+    node.parent = parent;
+    if (node.prev) node.prev.next = node.next ?? null;
+    if (node.next) node.next.prev = node.prev ?? null;
+    node.prev = index === 0 ? null : added[index - 1];
+    node.next = index === added.length - 1 ? null : added[index + 1];
+  });
+  parent.children.push(...added);
+}

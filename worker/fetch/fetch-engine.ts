@@ -2,7 +2,7 @@ import { routeOf, type JobRoute } from '../egress/redact.js';
 import { ServiceError, codeAnchor, toServiceError, type Attempt, type TimelineStep } from '../../lib/errors/index.js';
 import { checkProxyUrl, checkTargetUrl, type EgressPolicy } from '../../lib/egress/policy.js';
 import type { ProxyUse, ScrapeJob } from '../../lib/protocol/index.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { Engine, EngineContext, RawPage } from '../engine.js';
 import type { EgressGuard } from '../egress/guard.js';
 import { detectChallenge } from '../challenge/detect.js';

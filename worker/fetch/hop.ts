@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { HttpMethod } from '../../lib/scrape/types.js';
+import type { HttpMethod } from '../../lib/scrape/vocabulary.js';
 import type { JobSignal } from '../cancellation.js';
 import { tooLarge } from './body.js';
 

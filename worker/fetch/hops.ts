@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { ServiceError, type TimelineStep } from '../../lib/errors/index.js';
 import { checkTargetUrl, type EgressPolicy } from '../../lib/egress/policy.js';
-import type { HttpMethod } from '../../lib/scrape/types.js';
+import type { HttpMethod } from '../../lib/scrape/vocabulary.js';
 import type { JobSignal } from '../cancellation.js';
 import type { EgressGuard } from '../egress/guard.js';
 import { classifyTransportError } from './errors.js';

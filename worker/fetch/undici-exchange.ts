@@ -1,5 +1,5 @@
 import { errors, util, type Dispatcher } from 'undici';
-import type { HttpMethod } from '../../lib/scrape/types.js';
+import type { HttpMethod } from '../../lib/scrape/vocabulary.js';
 import type { JobSignal } from '../cancellation.js';
 import { addHeader, BoundedBody } from './hop.js';
 

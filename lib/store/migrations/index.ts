@@ -17,6 +17,8 @@ import * as proxyPools from './018-proxy-pools.js';
 import * as sealedBatchParams from './019-sealed-batch-params.js';
 import * as crawl from './034-crawl.js';
 import * as crawlPacing from './035-crawl-pacing.js';
+import * as crawlHosts from './036-crawl-hosts.js';
+import * as proxyDomainHealthAge from './037-proxy-domain-health-age.js';
 
 export interface Migration {
   version: number;
@@ -45,4 +47,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 19, name: 'sealed-batch-params', up: sealedBatchParams.up },
   { version: 34, name: 'crawl', up: crawl.up },
   { version: 35, name: 'crawl-pacing', up: crawlPacing.up },
+  { version: 36, name: 'crawl-hosts', up: crawlHosts.up },
+  { version: 37, name: 'proxy-domain-health-age', up: proxyDomainHealthAge.up },
 ].sort((a, b) => a.version - b.version);

@@ -124,5 +124,6 @@ describe('progress figures', () => {
       'progress 10/10 (100%) rate 1.4/s eta 0s failed 0 credits 10 status completed\n',
     ]);
     expect(progressLine({ done: 1, total: 2, percent: 50, rate: '0.5', eta: '2s', failed: 1, credits: '0', status: 'running' })).toBe('progress 1/2 (50%) rate 0.5/s eta 2s failed 1 credits 0 status running');
+    expect(progressLine({ done: 1, total: 2, percent: 50, rate: '0.5', eta: '2s', failed: 1, credits: '0', status: 'running', discovered: 9 })).toBe('progress 1/2 (50%) discovered 9 rate 0.5/s eta 2s failed 1 credits 0 status running');
   });
 });

@@ -1,5 +1,7 @@
 import WebSocket, { type RawData } from 'ws';
+import { controlFrame, isControlFrame, readControl, type WireCookie } from '../../../lib/protocol/index.js';
 import type { EgressGuard, EgressLease } from '../../egress/guard.js';
+import { toCdpCookies, toWireCookies } from './cdp-cookies.js';
 import { ConnectionPolicy, type CdpMessage } from './cdp-policy.js';
 import { LeaseProxy } from './lease-proxy.js';
 
@@ -17,6 +19,14 @@ export interface RemoteSessionOptions {
   requestId: string;
   ttlMs: number;
   idleMs: number;
+  /** The caller's proxy or a pool exit, behind the egress guard as for a scrape. */
+  upstreamProxy?: string | null;
+  /** A pool exit (the deployment's own, not checked as a caller's proxy is). */
+  trustedUpstream?: boolean;
+  /** Cookies set in the connection's context before it is handed over (a session's). */
+  cookies?: WireCookie[];
+  /** Send the context's cookies back to the relay's peer in a control frame when the connection ends. */
+  returnCookies?: boolean;
 }
 
 export interface SessionEnd {
@@ -38,6 +48,7 @@ export class RemoteSession {
   private ownId = OWN_ID_BASE;
   private readonly own = new Map<number, (message: CdpMessage) => void>();
   private policy: ConnectionPolicy | null = null;
+  private contextId = '';
   private ended: Promise<SessionEnd> | null = null;
 
   private constructor(
@@ -48,7 +59,7 @@ export class RemoteSession {
   ) {}
 
   static async open(endpoint: string, guard: EgressGuard, options: RemoteSessionOptions): Promise<RemoteSession> {
-    const lease = guard.lease({ requestId: options.requestId, upstreamProxy: null });
+    const lease = guard.lease({ requestId: options.requestId, upstreamProxy: options.upstreamProxy ?? null, trustedUpstream: options.trustedUpstream });
     let proxy: LeaseProxy | null = null;
     let browser: WebSocket | null = null;
     try {
@@ -64,7 +75,12 @@ export class RemoteSession {
       const created = await session.call('Target.createBrowserContext', { disposeOnDetach: true, proxyServer: proxy.url, proxyBypassList: '<-loopback>' });
       const contextId = created.result?.browserContextId;
       if (typeof contextId !== 'string') throw new Error(`Could not create a browser context: ${created.error?.message ?? 'no id'}`);
+      session.contextId = contextId;
       session.policy = new ConnectionPolicy({ defaultContextId: contextId, proxyServer: proxy.url });
+      if (options.cookies && options.cookies.length > 0) {
+        const set = await session.call('Storage.setCookies', { browserContextId: contextId, cookies: toCdpCookies(options.cookies) });
+        if (set.error) throw new Error(`Could not load the session's cookies: ${set.error.message}`);
+      }
       return session;
     } catch (error) {
       browser?.terminate();
@@ -83,9 +99,16 @@ export class RemoteSession {
         finished = true;
         clearTimeout(ttl);
         clearTimeout(idle);
-        if (client.readyState === WebSocket.OPEN) client.close(CLOSE_CODES[reason], reason);
         const refusals = this.policy?.refusals ?? 0;
-        void this.cleanUp().then(() => resolve({ reason, durationMs: Date.now() - started, refusals }));
+        void (async () => {
+          if (this.options.returnCookies && reason !== 'browser' && client.readyState === WebSocket.OPEN) {
+            const cookies = await this.contextCookies();
+            if (cookies && client.readyState === WebSocket.OPEN) client.send(controlFrame({ cookies }));
+          }
+          if (client.readyState === WebSocket.OPEN) client.close(CLOSE_CODES[reason], reason);
+          await this.cleanUp();
+          resolve({ reason, durationMs: Date.now() - started, refusals });
+        })();
       };
       const ttl = setTimeout(() => finish('ttl'), Math.max(0, started + this.options.ttlMs - Date.now()));
       let idle = setTimeout(() => finish('idle'), this.options.idleMs);
@@ -93,6 +116,11 @@ export class RemoteSession {
         if (client.readyState === WebSocket.OPEN) client.send(JSON.stringify(message));
       };
       client.on('message', (data: RawData) => {
+        if (isControlFrame(data)) {
+          // The relay's peer (the gateway) says its client went: end as a client close, cookies saved.
+          if (readControl(data)) finish('client');
+          return;
+        }
         clearTimeout(idle);
         idle = setTimeout(() => finish('idle'), this.options.idleMs);
         this.onClient(data);
@@ -103,6 +131,13 @@ export class RemoteSession {
       this.end = finish;
     });
     return this.ended;
+  }
+
+  /** Disposes a session that was never attached (its ticket expired unclaimed). */
+  async discard(): Promise<void> {
+    if (this.ended) return;
+    this.ended = Promise.resolve({ reason: 'client', durationMs: 0, refusals: 0 });
+    await this.cleanUp();
   }
 
   /** Ends the connection from outside (gateway shutdown). */
@@ -148,6 +183,12 @@ export class RemoteSession {
       this.own.set(id, resolve);
       this.browser.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
     });
+  }
+
+  private async contextCookies(): Promise<WireCookie[] | null> {
+    const answer = await this.call('Storage.getCookies', { browserContextId: this.contextId });
+    const cookies = answer.result?.cookies;
+    return Array.isArray(cookies) ? toWireCookies(cookies) : null;
   }
 
   private async cleanUp(): Promise<void> {

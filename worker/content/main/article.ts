@@ -29,9 +29,11 @@ interface ReadabilityInternals {
   _unwrapNoscriptImages(document: Document): void;
   _removeScripts(document: Document): void;
   _prepDocument(): void;
+  _fixRelativeUris(content: Element): void;
+  _grabArticle(page?: Element): Element | null;
 }
 
-const INTERNALS = ['_isProbablyVisible', '_isValidByline', '_getAllNodesWithTag', '_unwrapNoscriptImages', '_removeScripts', '_prepDocument'] as const;
+const INTERNALS = ['_isProbablyVisible', '_isValidByline', '_getAllNodesWithTag', '_unwrapNoscriptImages', '_removeScripts', '_prepDocument', '_fixRelativeUris', '_grabArticle'] as const;
 
 /** Another version of Readability may lack them: then it runs as it comes, only slower. */
 function hasInternals(reader: object): reader is ReadabilityInternals {
@@ -83,6 +85,48 @@ function cheapChecks(reader: ReadabilityInternals): void {
     const length = (node.textContent ?? '').trim().length;
     return length > 0 && length < 100;
   };
+}
+
+/** Readability's replacement of a `javascript:` link: its text alone, or its children in a span. */
+function unlink(document: Document, link: Element): void {
+  const only = link.childNodes.length === 1 ? link.childNodes[0] : null;
+  if (only?.nodeType === 3) return void link.parentNode?.replaceChild(document.createTextNode(link.textContent ?? ''), link);
+  const container = document.createElement('span');
+  while (link.firstChild) container.appendChild(link.firstChild);
+  link.parentNode?.replaceChild(container, link);
+}
+
+/**
+ * Readability resolves every link and picture of its pick against the document's base URI. The
+ * document built here has none (the base element is page furniture, gone before the copy), so each
+ * resolution fails, by a thrown error, and keeps the URL as it is (the page's URLs were made absolute
+ * when it was loaded): a sixth of the pick's time on a small page. Only `javascript:` links change,
+ * as Readability changes them; with a base URI, Readability's own resolution runs.
+ */
+function keepUrls(reader: ReadabilityInternals, document: Document): void {
+  const resolve = reader._fixRelativeUris.bind(reader);
+  reader._fixRelativeUris = (content) => {
+    if (document.baseURI !== null) return resolve(content);
+    for (const link of Array.from(reader._getAllNodesWithTag(content, ['a']))) {
+      if (link.getAttribute('href')?.startsWith('javascript:')) unlink(document, link);
+    }
+  };
+}
+
+/**
+ * Readability writes its pick's markup into a debug line as soon as it has it, debugging or not: a
+ * serialisation of the article nobody reads. Its pick answers that one read with nothing; every
+ * later reader (the copy out of linkedom) reads the element after `forget`.
+ */
+function skipDebugMarkup(reader: ReadabilityInternals): () => void {
+  const grab = reader._grabArticle.bind(reader);
+  let picked: Element | null = null;
+  reader._grabArticle = (page) => {
+    picked = grab(page);
+    if (picked) Object.defineProperty(picked, 'innerHTML', { configurable: true, get: () => '' });
+    return picked;
+  };
+  return () => void (picked && Reflect.deleteProperty(picked, 'innerHTML'));
 }
 
 /** The markup linkedom would give for `innerHTML` on any element (an accessor of its prototype chain). */
@@ -138,7 +182,13 @@ export function readabilityArticle(document: Document, refill: () => void): Read
     });
     if (hasInternals(reader)) {
       cheapChecks(reader);
-      undo = restartFromParsedPage(reader, document, refill);
+      keepUrls(reader, document);
+      const forget = skipDebugMarkup(reader);
+      const refilled = restartFromParsedPage(reader, document, refill);
+      undo = () => {
+        forget();
+        refilled();
+      };
     }
     const article = reader.parse();
     if (!article?.content) return null;

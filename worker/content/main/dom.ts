@@ -52,12 +52,33 @@ function copyNodes(document: Document, parent: Node, nodes: AnyNode[], attribute
   appendText(document, parent, text, raw);
 }
 
+let page: Document | null = null;
+
+/**
+ * The thread's one linkedom document, emptied by each use: making a document costs linkedom about a
+ * tenth of a small page's main-content pick, and each page is picked and copied out before the next
+ * one starts (the pick is synchronous). Only its head and body ever hold a page; Readability leaves
+ * its scores on the elements it weighed (`readability`, `_readabilityDataTable`), the page's html,
+ * head and body among them, and those go too, or the next page would start from them.
+ */
+function emptyPage(): Document {
+  page ??= parseHTML('<!DOCTYPE html><html><head></head><body></body></html>').document as unknown as Document;
+  for (const element of [page.documentElement, page.head, page.body]) {
+    for (const mark of Object.keys(element)) if (!LINKEDOM_OWN.has(mark)) Reflect.deleteProperty(element, mark);
+  }
+  return page;
+}
+
+/** Own properties linkedom gives its elements; any other was left by a reader of the page. */
+const LINKEDOM_OWN = new Set(['ownerDocument', 'localName', 'nodeType', 'parentNode']);
+
 /**
  * A standard DOM (linkedom) of a page built straight from its parsed head and body nodes: the
  * page is not serialised and parsed a second time. Depth is bounded by the caller.
  */
 export function buildPage(head: AnyNode[], body: AnyNode[], attributes: AttributeSet): Document {
-  const document = parseHTML('<!DOCTYPE html><html><head></head><body></body></html>').document as unknown as Document;
+  const document = emptyPage();
+  document.head.replaceChildren();
   copyNodes(document, document.head, head, 'all');
   refillBody(document, body, attributes);
   return document;

@@ -3,7 +3,7 @@ import type { EngineName } from '../../../../lib/protocol/engines.js';
 import { checkMaxCost, engineCostMicro, holdMicro, isBillableStatus } from '../../../../lib/billing/cost.js';
 import { isCacheable } from '../../../../lib/scrape/cache-policy.js';
 import type { EnginePlan } from '../../../../lib/scrape/engine-selection.js';
-import { body, expectServiceError } from '../scrape/helpers.js';
+import { body, expectServiceError } from '../scrape/parse-params.js';
 
 const M = 1_000_000;
 const plan = (rungs: EngineName[], climbToCamoufox = false): EnginePlan => ({ rungs, climbToCamoufox });

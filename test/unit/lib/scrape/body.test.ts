@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseScrapeBody } from '../../../../lib/scrape/params.js';
-import { URL, body, expectServiceError, options } from './helpers.js';
+import { URL, body, expectServiceError, options } from './parse-params.js';
 
 describe('POST body: defaults', () => {
   it('fills every documented default when only url is sent', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineName } from '../../../../lib/protocol/engines.js';
 import { planEngines, type Deployment } from '../../../../lib/scrape/engine-selection.js';
-import { body, expectServiceError } from './helpers.js';
+import { body, expectServiceError } from './parse-params.js';
 
 const ALL: EngineName[] = ['fetch', 'obscura', 'chromium', 'camoufox'];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { body } from './helpers.js';
+import { body } from './parse-params.js';
 
 describe('project defaults', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseScrapeQuery } from '../../../../lib/scrape/params.js';
-import { URL, body, expectServiceError, options, query } from './helpers.js';
+import { URL, body, expectServiceError, options, query } from './parse-params.js';
 
 describe('GET query: encoding table', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { ServiceError } from '../../../../lib/errors/index.js';
 import { parseScrapeBody, parseScrapeQuery, type ParseOptions, type ProjectDefaults } from '../../../../lib/scrape/params.js';
-import type { ScrapeParams } from '../../../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../../../lib/scrape/params-schema.js';
 
 export const URL = 'https://example.com/page';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { defaultScrapeParams } from '../../lib/scrape/defaults.js';
-import type { ScrapeParams } from '../../lib/scrape/types.js';
+import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { ContentInput } from '../../worker/content/pipeline.js';
 
 export function fixture(name: string): string {

@@ -7,6 +7,8 @@ const MAX_PATTERNS = 100;
 const MAX_PATTERN_CHARS = 512;
 /** The longest spacing between two requests to one host a crawl asks for or takes from `Crawl-delay`. */
 export const MAX_HOST_DELAY_MS = 60_000;
+/** As high as a batch job's `concurrency` may go. */
+export const MAX_CONCURRENCY_PER_HOST = 50;
 
 const patterns = z.array(storableString().min(1).max(MAX_PATTERN_CHARS)).max(MAX_PATTERNS);
 
@@ -23,6 +25,8 @@ export const CrawlRulesSchema = z.strictObject({
   ignore_robots_txt: z.boolean().default(false),
   /** Least time between the starts of two requests to one host (Crawlee's `sameDomainDelaySecs`, in ms); robots.txt `Crawl-delay` raises it. */
   delay_ms: z.number().int().min(0).max(MAX_HOST_DELAY_MS).default(0),
+  /** Requests of this crawl in flight to one host at once, across every gateway (Crawlee's `maxConcurrency` per domain); null: only `concurrency` caps them. */
+  max_concurrency_per_host: z.number().int().min(1).max(MAX_CONCURRENCY_PER_HOST).nullable().default(null),
 });
 export type CrawlRules = z.infer<typeof CrawlRulesSchema>;
 

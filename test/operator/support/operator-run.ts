@@ -39,7 +39,7 @@ export async function startHarness(overrides: Partial<OperatorOptions> = {}): Pr
   const settle = () =>
     until(() => {
       const seen = operator.watches.resourceVersions();
-      const caughtUp = (['scrapeengines', 'workerpools', 'proxypools', 'deployments'] as const).every(
+      const caughtUp = (['scrapeengines', 'workerpools', 'proxypools', 'secrets', 'deployments'] as const).every(
         (plural) => Number(seen[plural] || 0) >= api.store.lastEventRv(plural),
       );
       return caughtUp && operator.queue.isIdle();
