@@ -4,7 +4,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jsonPost } from '../support/embedded.js';
 import { startGeneratedSite, type GeneratedSite } from '../crawl/generated-site.js';
-import { startDashboardService, type DashboardService } from './harness.js';
+import { startDashboardService, type DashboardService } from './dashboard-service.js';
 
 /**
  * Crawls and maps from the dashboard, and a job's item table paged through every item (issue 32), in
