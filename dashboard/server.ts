@@ -18,9 +18,11 @@ import { loadMembership } from './org-access.js';
 import { accountRoutes } from './routes/account.js';
 import { API_REFERENCE_PATH, apiReferenceRoutes } from './routes/api-reference.js';
 import { batchRoutes } from './routes/batch.js';
+import { crawlRoutes } from './routes/crawl.js';
 import { BATCH_SUBMIT_BODY_LIMIT, batchSubmitRoutes } from './routes/batch-submit.js';
 import { keyRoutes } from './routes/keys.js';
 import { playgroundRoutes } from './routes/playground.js';
+import { previewRoutes } from './routes/preview.js';
 import { projectRoutes } from './routes/projects.js';
 import { requestRoutes } from './routes/requests.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -68,12 +70,13 @@ export function createDashboardApp(
   const { top, org } = workspaceRoutes(context);
   const signedIn = [requireUser(context), checkCsrf];
   const orgRouters = [org, projectRoutes(context), keyRoutes(context), usageRoutes(context), requestRoutes(context), batchRoutes(context), sessionRoutes(context), proxyExitRoutes(context)];
-  orgRouters.push(playgroundRoutes(context, options.apiUrl), batchSubmitRoutes(context));
+  orgRouters.push(playgroundRoutes(context, options.apiUrl), batchSubmitRoutes(context), crawlRoutes(context));
   app.use('/api/orgs/:orgId', ...signedIn, loadMembership(context), ...orgRouters);
   app.use('/api', ...signedIn, top);
   app.use('/api', (req) => {
     throw new ServiceError('ERR::REQUEST::NOT_FOUND', `No dashboard route ${req.method} ${req.path}`);
   });
+  app.use(previewRoutes(context));
   app.use(API_REFERENCE_PATH, apiReferenceRoutes(options.apiUrl));
   for (const mounted of options.routers) app.use(mounted.path, mounted.router);
   app.use('/assets', express.static(options.assetsDir, { index: false, fallthrough: false }));

@@ -2,6 +2,7 @@ import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { KEY_ENVIRONMENTS } from '../../lib/apikeys.js';
 import { getJob } from '../../lib/store/batch/jobs.js';
+import { crawlPageDepths } from '../../lib/store/dashboard/crawls.js';
 import { rethrown } from '../api-client.js';
 import type { DashboardContext } from '../context.js';
 import { notFound, parseInput, projectOfMember } from '../org-access.js';
@@ -58,8 +59,14 @@ export function batchSubmitRoutes(context: DashboardContext): Router {
         const { result: _result, ...item } = JSON.parse(line) as Record<string, unknown>;
         return item;
       });
+    // A crawl's pages carry the depth they were queued at (no depth for a plain batch job).
+    const depths = await crawlPageDepths(db, job.id, items.map((item) => Number(item.seq)));
+    for (const item of items) {
+      const depth = depths.get(Number(item.seq));
+      if (depth !== undefined) item.depth = depth;
+    }
     res.setHeader('Cache-Control', 'no-store');
-    res.json({ items, next_cursor: answer.headers.get('x-next-cursor') });
+    res.json({ items, next_cursor: answer.headers.get('x-next-cursor'), limit: ITEMS_PAGE });
   });
   return router;
 }

@@ -7,6 +7,7 @@ import { scrapeFieldTable } from '../../lib/scrape/field-table.js';
 import { AI_EXTRACT_CREDITS, ENGINE_PRICE_CREDITS } from '../../lib/billing/prices.js';
 import type { DashboardContext } from '../context.js';
 import { membershipOf, parseInput } from '../org-access.js';
+import { previewTicket } from './preview.js';
 
 /** Bound on the answer the playground hands to the browser (a larger page is cut, and says so). */
 export const PLAYGROUND_MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -59,14 +60,16 @@ export function playgroundRoutes(context: DashboardContext, apiUrl: () => string
     response.headers.forEach((value, name) => {
       if (SHOWN_HEADERS.test(name)) headers[name] = value;
     });
+    const text = textual ? kept.toString('utf8') : undefined;
     res.setHeader('Cache-Control', 'no-store');
     res.json({
+      ...previewOf(context, text, contentType, String(body.params.url ?? '')),
       status: response.status,
       headers,
       content_type: contentType,
       bytes: bytes.length,
       truncated: bytes.length > kept.length,
-      ...(textual ? { body: kept.toString('utf8') } : { body_base64: kept.toString('base64') }),
+      ...(text !== undefined ? { body: text } : { body_base64: kept.toString('base64') }),
     });
   });
   return router;
@@ -78,4 +81,25 @@ async function defaultSecret(context: DashboardContext, organizationId: string):
   const secret = context.box.open(current.sealed_secret, defaultKeyBinding(organizationId, current.key.id));
   if (secret === null) throw new ServiceError('ERR::REQUEST::CONFLICT', 'The Default key was sealed under another DASHBOARD_SECRET_KEY: rotate it, or paste another key');
   return secret;
+}
+
+/**
+ * A ticket for the HTML the Rendered tab shows (the body, or an envelope's HTML content) at its
+ * address (routes/preview.ts); the browser posts that HTML back with it. None for other answers.
+ */
+function previewOf(context: DashboardContext, text: string | undefined, contentType: string, requestedUrl: string): { preview_ticket?: string } {
+  if (text === undefined) return {};
+  let html: string | null = contentType.startsWith('text/html') ? text : null;
+  let base = requestedUrl;
+  if (contentType.includes('json')) {
+    try {
+      const envelope = JSON.parse(text) as { content?: unknown; final_url?: unknown };
+      if (typeof envelope.content === 'string' && /^\s*</.test(envelope.content)) html = envelope.content;
+      if (typeof envelope.final_url === 'string') base = envelope.final_url;
+    } catch {
+      // not an envelope
+    }
+  }
+  const ticket = html === null ? undefined : previewTicket(context, html, base);
+  return ticket === undefined ? {} : { preview_ticket: ticket };
 }

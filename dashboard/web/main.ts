@@ -2,6 +2,7 @@ import { api, ApiError, onInvalidToken, setCsrfToken } from './api.js';
 import { h } from './dom.js';
 import { joinPage, newWorkspacePage, signInPage } from './pages/account.js';
 import { batchPage } from './pages/batch.js';
+import { crawlPage } from './pages/crawl.js';
 import { keysPage } from './pages/keys.js';
 import { membersPage } from './pages/members.js';
 import { playgroundPage } from './pages/playground.js';
@@ -19,6 +20,7 @@ const PAGES: Array<[string, string, Page]> = [
   ['projects', 'Projects', projectsPage],
   ['requests', 'Request log', requestsPage],
   ['batch', 'Batch jobs', batchPage],
+  ['crawl', 'Crawls', crawlPage],
   ['sessions', 'Sessions', sessionsPage],
   ['proxy-exits', 'Proxy exits', proxyExitsPage],
   ['members', 'Members', membersPage],

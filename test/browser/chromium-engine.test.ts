@@ -131,6 +131,13 @@ describe('chromium engine', { timeout: 40_000 }, () => {
     expect(page.text).not.toContain('Ã');
   });
 
+  it('has the browser itself read that page as UTF-8, so its scripts, screenshots and PDF see the same text', async () => {
+    const page = await render({ url: `${fixture.site.origin}/undeclared-charset-seen` });
+    // "café" is 4 characters read as UTF-8; windows-1252 would have made it 5 ("cafÃ©").
+    expect(page.text).toContain('<p id="seen">UTF-8 4</p>');
+    expect(page.text).toContain('café');
+  });
+
   it('runs a form workflow and captures the page\'s fetch/XHR', async () => {
     const form = await render({
       url: `${fixture.site.origin}/form`,

@@ -76,6 +76,11 @@ function pages(privateOrigin: string): Record<string, () => { status?: number; t
       type: 'text/html',
       body: Buffer.from('<!doctype html><html><head><title>Undeclared</title></head><body><p id="t">café naïve über — ✓</p><p id="js"></p><script>document.getElementById("js").textContent = "script wrote é";</script></body></html>', 'utf8'),
     }),
+    /** As /undeclared-charset, with what the browser itself read: its characterSet, and the text's length as a script measures it. */
+    '/undeclared-charset-seen': () => ({
+      type: 'text/html',
+      body: Buffer.from('<!doctype html><html><head><title>Undeclared</title></head><body><p id="t">café</p><p id="seen"></p><script>document.getElementById("seen").textContent = document.characterSet + " " + document.getElementById("t").textContent.length;</script></body></html>', 'utf8'),
+    }),
     /** Content from a request the page makes at load, answered 300 ms later (the settle wait). */
     '/fetch-at-load': () => ({
       body: html('<div id="app">Loading…</div><script>fetch("/api/late").then((r) => r.json()).then((d) => { document.getElementById("app").textContent = d.text; });</script>'),

@@ -19,6 +19,7 @@ import { budgetTimeout, egressRefusal, isBrowserGone, navigationError, renderFai
 import { takeScreenshot, type Screenshot } from './screenshots.js';
 import { sessionStateAfter, storageStateOf } from './session-state.js';
 import { NetworkQuiet, SETTLE_MAX_MS, settle } from './settle.js';
+import { declareSharedCharset } from './charset-declare.js';
 import { StageClock } from './stage-clock.js';
 
 export const WAIT_FOR_DEFAULT_MS = 10_000;
@@ -103,6 +104,8 @@ async function renderInContext(
     method: params.method,
   });
   const page = await context.newPage();
+  // The browser reads each HTML document in the encoding every engine decides (charset-declare.ts).
+  await declareSharedCharset(page);
   const mainDocument = new MainDocument(page);
   const recorder = capture ? new NetworkRecorder(capture, clock.startedAt) : null;
   await recorder?.attach(page);

@@ -1,10 +1,13 @@
 import { api } from '../api.js';
 import { badge, copyButton, field, h, table, when } from '../dom.js';
+import { itemTable } from '../item-table.js';
 import { act, section, type Page, type PageContext } from '../shell.js';
 import { projectPicker } from './project-picker.js';
 
-interface Job {
+export interface Job {
   id: string;
+  /** Set by the dashboard on a crawl's row in the list (a crawl is a batch job). */
+  crawl?: boolean;
   name?: string;
   status: string;
   open?: boolean;
@@ -17,25 +20,22 @@ interface Job {
   params?: Record<string, unknown>;
   estimated_credits?: number;
 }
-interface ItemLine {
-  seq: number;
-  url: string;
-  status: string;
-  attempts: number;
-  http_status?: number;
-  request_id?: string;
-  credits_micro: number;
-  error?: { code: string; detail?: string; retryable: boolean };
-}
-
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 
-/** Green for the items that succeeded, red for those that failed: a job with failures is never all green. */
-function progressBar(job: Job): HTMLElement {
-  const bar = h('div', { class: job.progress.failed > 0 ? 'progress-fill has-failed' : 'progress-fill' });
+/**
+ * Of the finished share: green for the items that succeeded, red for those that failed, grey for those
+ * cancelled or skipped. A job with failures, or a cancelled one, is never all green.
+ */
+export function progressBar(job: Pick<Job, 'progress'>): HTMLElement {
+  const { succeeded, failed, cancelled, skipped } = job.progress;
+  const classes = ['progress-fill', failed > 0 ? 'has-failed' : '', cancelled + skipped > 0 ? 'has-stopped' : ''].filter(Boolean).join(' ');
+  const bar = h('div', { class: classes });
   bar.style.width = `${job.progress.percent_complete}%`;
-  const finished = job.progress.succeeded + job.progress.failed;
-  if (finished > 0) bar.style.setProperty('--ok-share', `${(job.progress.succeeded * 100) / finished}%`);
+  const finished = succeeded + failed + cancelled + skipped;
+  if (finished > 0) {
+    bar.style.setProperty('--ok-share', `${(succeeded * 100) / finished}%`);
+    bar.style.setProperty('--failed-end', `${((succeeded + failed) * 100) / finished}%`);
+  }
   return h('div', { class: 'progress', role: 'progressbar', 'aria-valuenow': job.progress.percent_complete, 'aria-valuemin': 0, 'aria-valuemax': 100 }, bar);
 }
 
@@ -52,13 +52,13 @@ async function listPage({ org, navigate, every }: PageContext): Promise<HTMLElem
       table(
         ['Job', 'Status', 'Progress', 'Items', 'Credits', 'Submitted', ''],
         answer.batches.map((job) => [
-          job.name ?? h('code', {}, job.id),
+          h('span', {}, job.name ?? h('code', {}, job.id), job.crawl ? [' ', badge('crawl', 'test')] : null),
           statusBadge(job),
           progressBar(job),
           `${job.progress.completed}/${job.progress.total}`,
           job.progress.credits_charged,
           when(job.submitted_at),
-          h('a', { href: `#/o/${org.id}/batch/${projectId}/${job.id}` }, 'Open'),
+          h('a', { href: `#/o/${org.id}/${job.crawl ? 'crawl' : 'batch'}/${projectId}/${job.id}` }, 'Open'),
         ]),
         'No batch jobs in this project yet: start one above, or with POST /v1/batch or `trawler batch run`.',
       ),
@@ -105,34 +105,15 @@ async function jobPage({ org, every }: PageContext, projectId: string, jobId: st
         heldNote(job),
       ),
       section('Parameters', h('pre', { class: 'preview-text' }, JSON.stringify(job.params ?? {}, null, 2))),
-      section('Items', items),
+      section('Items', items.element),
     );
   };
-  const items = h('div', {});
+  const items = itemTable(org.id, path);
   let shownFinished = -1;
   const loadItems = async (job: Job) => {
-    const finished = job.progress.completed;
-    if (finished === shownFinished) return;
-    shownFinished = finished;
-    const answer = await api<{ items: ItemLine[] }>('GET', `${path}/items`);
-    items.replaceChildren(
-      table(
-        ['Item', 'URL', 'Status', 'Target', 'Attempts', 'Error', 'Credits', 'Request'],
-        answer.items.map((item) => [
-          // Items count from 1, the nth URL or object sent (seq counts from 0; blank lines are not items).
-          String(item.seq + 1),
-          h('span', { class: 'url', title: item.url }, item.url),
-          badge(item.status),
-          item.http_status ?? '—',
-          item.attempts,
-          item.error ? h('span', { class: 'error-cell' }, h('code', {}, item.error.code), item.error.detail ? ` ${item.error.detail}` : '') : '',
-          item.credits_micro / 1_000_000,
-          item.request_id ? h('a', { href: `#/o/${org.id}/requests/${item.request_id}` }, 'log') : '—',
-        ]),
-        'No item has finished yet.',
-      ),
-      answer.items.length < job.progress.completed ? h('p', { class: 'muted' }, `The first ${answer.items.length} finished items; "Download results" has them all.`) : '',
-    );
+    if (job.progress.completed === shownFinished) return;
+    shownFinished = job.progress.completed;
+    await items.refresh();
   };
   const refresh = async () => {
     const job = await api<Job>('GET', path);
@@ -145,19 +126,25 @@ async function jobPage({ org, every }: PageContext, projectId: string, jobId: st
 }
 
 /** retry answers { job, items_reset }; cancel and close answer the job itself. */
-async function unwrap(answer: unknown): Promise<Job> {
+export async function unwrap(answer: unknown): Promise<Job> {
   const value = answer as Job & { job?: Job };
   return value.job ?? value;
 }
 
 /** "completed" with failed items says so, in amber, instead of a plain green "completed". */
-function statusBadge(job: Job): HTMLElement {
+export function statusBadge(job: Pick<Job, 'status' | 'progress'>): HTMLElement {
   if (job.status === 'completed' && job.progress.failed > 0) return badge(`completed, ${job.progress.failed} failed`, 'completed_with_errors');
   return badge(job.status);
 }
 
 function heldNote(job: Job): HTMLElement | null {
-  if (TERMINAL.includes(job.status)) return null;
+  const unpaid = job.progress.failed + job.progress.cancelled + job.progress.skipped;
+  if (TERMINAL.includes(job.status)) {
+    if (unpaid === 0) return null;
+    // docs/batch.md: such holds go back after BATCH_HOLD_RETURN_DELAY_MS, so a retry soon after reuses them.
+    const which = unpaid === 1 ? 'The hold of the 1 item that failed, was cancelled or skipped goes' : `The holds of the ${unpaid} items that failed, were cancelled or skipped go`;
+    return h('p', { class: 'muted' }, `${which} back to the allowance about a minute after it ended (BATCH_HOLD_RETURN_DELAY_MS); until then it shows as "reserved" on the Usage page, never charged.`);
+  }
   return h(
     'p',
     { class: 'muted' },

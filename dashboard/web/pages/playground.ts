@@ -27,6 +27,8 @@ interface RunAnswer {
   truncated: boolean;
   body?: string;
   body_base64?: string;
+  /** For the Rendered tab's POST /preview (dashboard/routes/preview.ts). */
+  preview_ticket?: string;
 }
 
 const GROUP_TITLES: Record<string, string> = {
@@ -170,8 +172,8 @@ function answerView(answer: RunAnswer): HTMLElement {
   const document = envelope && typeof envelope.content === 'string' ? envelope.content : answer.content_type.startsWith('text/') ? body : null;
   const isHtml = answer.content_type.startsWith('text/html') || (envelope !== null && typeof envelope.content === 'string' && /^\s*</.test(envelope.content));
   if (document !== null && isHtml) {
-    // No allow-scripts, no allow-same-origin: the target's page cannot run code nor reach this origin.
-    tabs.push(['Rendered', () => h('iframe', { class: 'preview-frame', sandbox: '', srcdoc: document, title: 'Rendered page' })]);
+    const ticket = answer.preview_ticket;
+    if (ticket) tabs.push(['Rendered', () => renderedFrame(document, ticket)]);
   }
   if (document !== null) tabs.push([isHtml ? 'HTML source' : answer.content_type.startsWith('text/markdown') ? 'Markdown' : 'Text', () => h('pre', { class: 'preview-text' }, document)]);
   if (envelope) tabs.push(['JSON', () => h('pre', { class: 'preview-text' }, JSON.stringify(envelope, null, 2))]);
@@ -208,6 +210,25 @@ function answerView(answer: RunAnswer): HTMLElement {
   });
   select(0);
   return h('div', {}, summary, bar, panel);
+}
+
+let frames = 0;
+
+/**
+ * The page in a sandboxed frame (no allow-scripts, no allow-same-origin: it cannot run code nor reach
+ * this origin) loaded from POST /preview, whose own policy lets the site's images and styles load
+ * (docs/dashboard.md "Preview") with the ticket the run minted. A srcdoc frame would inherit the
+ * dashboard's policy, which loads nothing from elsewhere. The form posts once the frame is in the document.
+ */
+function renderedFrame(html: string, ticket: string): HTMLElement {
+  const name = `preview-${(frames += 1)}`;
+  const iframe = h('iframe', { class: 'preview-frame', sandbox: '', name, title: 'Rendered page' });
+  const input = (field: string, value: string) => h('input', { type: 'hidden', name: field, value });
+  const form = h('form', { method: 'post', action: '/preview', target: name, hidden: true }, input('ticket', ticket), input('html', html));
+  window.setTimeout(() => {
+    if (form.isConnected) form.submit();
+  });
+  return h('div', {}, iframe, form);
 }
 
 /** Credits per engine and exit (lib/billing/prices.ts), the numbers the reservation and charge use. */

@@ -87,7 +87,7 @@ export const usagePage: Page = async ({ org, params }) => {
       h(
         'p',
         { class: 'muted' },
-        'The same figures as GET /v1/usage, in whole credits. Reserved: credits held, not spent, by scrapes and batch items in flight (each at its dearest possible price); they return to "Left" as each finishes, less what it was charged. Left = allowance − spent − reserved.',
+        'The same figures as GET /v1/usage, in whole credits. Reserved: credits held, not spent, by scrapes and batch items in flight (each at its dearest possible price); they return to "Left" as each finishes, less what it was charged; the hold of a batch item that failed, was cancelled or skipped goes back a minute after it ended (BATCH_HOLD_RETURN_DELAY_MS, so that a retry finds it). Left = allowance − spent − reserved.',
       ),
     ),
     h(
