@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { V1Container, V1Deployment, V1PodSpec, V1ResourceRequirements, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { V1Container, V1ContainerPort, V1Deployment, V1PodSpec, V1ResourceRequirements, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { RENDER_ENGINES } from '../lib/protocol/index.js';
 import { GROUP_VERSION, WORKER_POOL_KIND } from './api-names.js';
 import { LABEL, MANAGED_BY, TEMPLATE_HASH_ANNOTATION } from './labels.js';
 import type { ScrapeEngineResource, WorkerPoolResource } from './spec-schemas.js';
 import { stableStringify } from './conditions.js';
-import { workerEnv, type WorkerEnvDefaults } from './worker-env.js';
+import { relayOf, workerEnv, type WorkerEnvDefaults } from './worker-env.js';
 
 export interface DeploymentDefaults extends WorkerEnvDefaults {
   /** Image for engines that do not name one. */
@@ -137,7 +137,7 @@ function workerContainer(pool: WorkerPoolResource, engine: ScrapeEngineResource,
     command: ['node', 'dist/bin/trawler.js', 'worker', '--engine', spec.engine],
     env: workerEnv(engine, pool, defaults),
     envFrom: spec.envFrom,
-    ports: [{ name: 'metrics', containerPort: spec.metricsPort, protocol: 'TCP' }],
+    ports: containerPorts(spec),
     livenessProbe: { ...probe, initialDelaySeconds: 10 },
     readinessProbe: { ...probe, initialDelaySeconds: 2 },
     resources: spec.resources ?? DEFAULT_RESOURCES[browser ? 'browser' : 'fetch'],
@@ -145,6 +145,13 @@ function workerContainer(pool: WorkerPoolResource, engine: ScrapeEngineResource,
     volumeMounts: volumeMounts(browser),
   };
   return withoutUndefined(container);
+}
+
+function containerPorts(spec: ScrapeEngineResource['spec']): V1ContainerPort[] {
+  const ports: V1ContainerPort[] = [{ name: 'metrics', containerPort: spec.metricsPort, protocol: 'TCP' }];
+  const relay = relayOf(spec);
+  if (relay) ports.push({ name: 'browser-relay', containerPort: relay.containerPort, protocol: 'TCP' });
+  return ports;
 }
 
 function volumes(engine: ScrapeEngineResource, browser: boolean): V1Volume[] {

@@ -1,4 +1,5 @@
 import { DEPLOYABLE_ENGINES } from '../lib/protocol/index.js';
+import { relayOf } from './worker-env.js';
 import { parseSpec, type ScrapeEngineResource, ScrapeEngineSpecSchema } from './spec-schemas.js';
 import { type Reason, REASON } from './condition-types.js';
 import type { StoredObject } from './stored-object.js';
@@ -29,6 +30,10 @@ export function checkEngine(stored: StoredObject, defaultNatsUrl: string | undef
   }
   if (spec.browser?.cdpUrl && spec.engine !== 'obscura') {
     return { ok: false, reason: REASON.invalidSpec, message: 'spec.browser.cdpUrl is for engine obscura', engineName: spec.engine };
+  }
+  const relay = relayOf(spec);
+  if (relay && relay.containerPort === spec.metricsPort) {
+    return { ok: false, reason: REASON.invalidSpec, message: `spec.remoteBrowser.port: the relay's port ${relay.containerPort} is spec.metricsPort`, engineName: spec.engine };
   }
   const namesNats =
     Boolean(spec.nats?.url) ||

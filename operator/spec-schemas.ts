@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { V1EnvFromSource, V1EnvVarSource } from '@kubernetes/client-node';
 import { ENGINE_NAMES } from '../lib/protocol/index.js';
+import { DEFAULT_RELAY_PORT } from '../lib/protocol/browser.js';
 import type { ObjectMeta } from './stored-object.js';
 
 const objectLike = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -45,6 +46,14 @@ export const ScrapeEngineSpecSchema = z.object({
       shmSize: z.string().min(1).optional(),
       executablePath: z.string().min(1).optional(),
       cdpUrl: z.string().min(1).optional(),
+    })
+    .optional(),
+  /** The remote-browser relay (`GET /v1/browser`, docs/remote-browser.md) of chromium and obscura workers. */
+  remoteBrowser: z
+    .object({
+      enabled: z.boolean().default(true),
+      port: z.number().int().min(1).max(65534).default(DEFAULT_RELAY_PORT),
+      sessions: z.number().int().min(1).max(1000).optional(),
     })
     .optional(),
   metricsPort: z.number().int().min(1).max(65535).default(9464),

@@ -1,11 +1,28 @@
 import type { V1EnvVar } from '@kubernetes/client-node';
-import type { ScrapeEngineResource, WorkerPoolResource } from './spec-schemas.js';
+import { DEFAULT_RELAY_PORT, relayPortOf } from '../lib/protocol/browser.js';
+import type { ScrapeEngineResource, ScrapeEngineSpec, WorkerPoolResource } from './spec-schemas.js';
 
 export interface WorkerEnvDefaults {
   /** NATS_URL for engines that do not name one. */
   natsUrl: string | undefined;
   /** NATS_NAMESPACE for engines that do not name one. */
   natsNamespace: string;
+}
+
+export interface RelaySettings {
+  /** BROWSER_RELAY_PORT. */
+  port: number;
+  /** Where the engine's relay listens for that setting (obscura's takes the next port). */
+  containerPort: number;
+  sessions: number | undefined;
+}
+
+/** The relay a ScrapeEngine's workers open for `GET /v1/browser`, or null: not chromium/obscura, or turned off. */
+export function relayOf(spec: ScrapeEngineSpec): RelaySettings | null {
+  if (spec.engine !== 'chromium' && spec.engine !== 'obscura') return null;
+  if (spec.remoteBrowser?.enabled === false) return null;
+  const port = spec.remoteBrowser?.port ?? DEFAULT_RELAY_PORT;
+  return { port, containerPort: relayPortOf(spec.engine, port), sessions: spec.remoteBrowser?.sessions };
 }
 
 const DEFAULT_BROWSER_PATH = { chromium: '/usr/bin/chromium', obscura: '/usr/bin/chromium-headless-shell' } as const;
@@ -40,9 +57,28 @@ export function workerEnv(engine: ScrapeEngineResource, pool: WorkerPoolResource
     derived.push({ name: 'OBSCURA_PATH', value: spec.browser?.executablePath ?? DEFAULT_BROWSER_PATH.obscura });
     if (spec.browser?.cdpUrl) derived.push({ name: 'OBSCURA_CDP_URL', value: spec.browser.cdpUrl });
   }
+  derived.push(...relayEnv(spec));
   const own = (spec.env ?? []).map((e): V1EnvVar => ({ name: e.name, value: e.value, valueFrom: e.valueFrom }));
   const ownNames = new Set(own.map((e) => e.name));
   return [...derived.filter((e) => !ownNames.has(e.name)), ...own].map(dropUndefined);
+}
+
+/**
+ * A lease names the relay by the pod's own IP: the ticket lives in one pod, so a Service (which picks any
+ * pod) cannot carry it, and a Deployment's pods have no DNS names of their own.
+ */
+function relayEnv(spec: ScrapeEngineSpec): V1EnvVar[] {
+  if (spec.engine !== 'chromium' && spec.engine !== 'obscura') return [];
+  const relay = relayOf(spec);
+  if (!relay) return [{ name: 'BROWSER_ROUTE_ENABLED', value: 'false' }];
+  const env: V1EnvVar[] = [
+    { name: 'BROWSER_ROUTE_ENABLED', value: 'true' },
+    { name: 'BROWSER_RELAY_HOST', value: '0.0.0.0' },
+    { name: 'BROWSER_RELAY_PORT', value: String(relay.port) },
+    { name: 'BROWSER_RELAY_ADVERTISE_HOST', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+  ];
+  if (relay.sessions !== undefined) env.push({ name: 'BROWSER_SESSIONS', value: String(relay.sessions) });
+  return env;
 }
 
 function dropUndefined(env: V1EnvVar): V1EnvVar {

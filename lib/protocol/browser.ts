@@ -14,6 +14,14 @@ export function browserSubject(engine: BrowserEngineName): string {
   return `${SUBJECT_PREFIX}.browser.${engine}`;
 }
 
+/** The default relay port of a worker pod (the operator's ScrapeEngine `remoteBrowser.port`); the embedded default takes any free port. */
+export const DEFAULT_RELAY_PORT = 9300;
+
+/** The port an engine's relay listens on for BROWSER_RELAY_PORT=`base`: a fixed port is chromium's; obscura's relay takes the next one. */
+export function relayPortOf(engine: BrowserEngineName, base: number): number {
+  return base === 0 ? 0 : base + (engine === 'obscura' ? 1 : 0);
+}
+
 /** Every worker serving remote browsers of an engine joins this queue group: one of them takes each lease. */
 export function browserQueueGroup(engine: BrowserEngineName): string {
   return `trawler-browser-${engine}`;

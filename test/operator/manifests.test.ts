@@ -105,12 +105,46 @@ describe('Helm chart', () => {
     expect(gateway.indexOf('trawler.databaseSecret')).toBeGreaterThan(guard);
   });
 
+  it('gives the gateways and the render engines (only) the remote-browser settings, under what an engine sets itself', () => {
+    const values = load(read('charts/trawler/values.yaml')) as { remoteBrowser: { enabled: boolean; port: number; sessions: number; networkPolicy: { enabled: boolean } } };
+    expect(values.remoteBrowser).toEqual({ enabled: true, port: 9300, sessions: 4, networkPolicy: { enabled: false } });
+    expect(ScrapeEngineSpecSchema.safeParse({ engine: 'chromium', remoteBrowser: { enabled: true, port: 9300, sessions: 4 } }).success).toBe(true);
+    const engines = read('charts/trawler/templates/engines.yaml');
+    expect(engines).toContain(
+      '{{- $browserDefaults := dict "remoteBrowser" (dict "enabled" .Values.remoteBrowser.enabled "port" .Values.remoteBrowser.port "sessions" .Values.remoteBrowser.sessions) }}',
+    );
+    expect(engines).toContain('{{- if has $engine.spec.engine (list "chromium" "obscura") }}{{ $defaults = merge (deepCopy $browserDefaults) $pullDefaults }}{{ end }}');
+    expect(engines).toContain('{{- toYaml (merge (deepCopy $engine.spec) $defaults) | nindent 2 }}');
+    expect(read('charts/trawler/templates/gateway.yaml')).toContain('- { name: BROWSER_ROUTE_ENABLED, value: {{ .Values.remoteBrowser.enabled | quote }} }');
+  });
+
+  it('lets only the gateway pods reach the render workers\' relay port when the NetworkPolicy is on', () => {
+    const text = read('charts/trawler/templates/browser-relay-networkpolicy.yaml');
+    expect(text.split('\n')[0]).toBe('{{- if and .Values.remoteBrowser.enabled .Values.remoteBrowser.networkPolicy.enabled }}');
+    const [policy] = loadAll(withPlaceholders(text)) as Array<{
+      kind: string;
+      spec: { podSelector: { matchLabels: Record<string, string>; matchExpressions: unknown[] }; policyTypes: string[]; ingress: Array<{ from?: Array<{ podSelector: { matchLabels: Record<string, string> } }>; ports: unknown[] }> };
+    }>;
+    expect(policy!.kind).toBe('NetworkPolicy');
+    expect(policy!.spec.podSelector).toEqual({
+      matchLabels: { 'app.kubernetes.io/managed-by': 'trawler-operator' },
+      matchExpressions: [{ key: 'trawler.dev/engine', operator: 'In', values: ['chromium', 'obscura'] }],
+    });
+    expect(policy!.spec.policyTypes).toEqual(['Ingress']);
+    // The port names are the operator's container ports.
+    expect(policy!.spec.ingress).toEqual([
+      { from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/instance': 'x', 'app.kubernetes.io/component': 'gateway' } } }], ports: [{ port: 'browser-relay', protocol: 'TCP' }] },
+      { ports: [{ port: 'metrics', protocol: 'TCP' }] },
+    ]);
+  });
+
   it('gives chart-made ScrapeEngines the chart image pull policy and pull secrets, under what the engine sets itself', () => {
     const engines = read('charts/trawler/templates/engines.yaml');
     expect(engines).toContain('{{- with .Values.image.pullPolicy }}{{ $_ := set $pullDefaults "imagePullPolicy" . }}{{ end }}');
     expect(engines).toContain('{{- with .Values.imagePullSecrets }}{{ $_ := set $pullDefaults "imagePullSecrets" . }}{{ end }}');
     // Sprig's merge keeps the destination's keys: the engine's own spec wins over the defaults.
-    expect(engines).toContain('{{- toYaml (merge (deepCopy $engine.spec) $pullDefaults) | nindent 2 }}');
+    expect(engines).toContain('{{- $defaults := $pullDefaults }}');
+    expect(engines).toContain('{{- toYaml (merge (deepCopy $engine.spec) $defaults) | nindent 2 }}');
     const values = load(read('charts/trawler/values.yaml')) as { image: { pullPolicy: string }; engines: Record<string, { spec: object }> };
     for (const engine of Object.values(values.engines)) {
       const merged = { imagePullPolicy: values.image.pullPolicy, imagePullSecrets: [{ name: 'regcred' }], ...engine.spec };

@@ -63,6 +63,55 @@ describe('operator against the API server double', () => {
     expect((engine(harness, 'fetch')!.status as { pools: string[] }).pools).toEqual(['eu']);
   });
 
+  it('opens the remote-browser relay port of chromium and obscura workers and advertises it by the pod IP', async () => {
+    harness = await startHarness();
+    harness.api.store.create('scrapeengines', NAMESPACE, scrapeEngine('chromium', { engine: 'chromium', remoteBrowser: { port: 9400, sessions: 6 } }));
+    harness.api.store.create('scrapeengines', NAMESPACE, scrapeEngine('obscura', { engine: 'obscura' }));
+    harness.api.store.create('workerpools', NAMESPACE, workerPool('render', { engineRef: { name: 'chromium' } }));
+    harness.api.store.create('workerpools', NAMESPACE, workerPool('light', { engineRef: { name: 'obscura' } }));
+    await harness.settle();
+    const chromium = deployment(harness, 'trawler-render-chromium')!.spec!.template.spec!.containers[0]!;
+    expect(chromium.ports).toEqual([
+      { name: 'metrics', containerPort: 9464, protocol: 'TCP' },
+      { name: 'browser-relay', containerPort: 9400, protocol: 'TCP' },
+    ]);
+    const env = (c: typeof chromium) => Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+    expect(env(chromium)).toMatchObject({
+      BROWSER_ROUTE_ENABLED: 'true',
+      BROWSER_RELAY_HOST: '0.0.0.0',
+      BROWSER_RELAY_PORT: '9400',
+      BROWSER_RELAY_ADVERTISE_HOST: { fieldRef: { fieldPath: 'status.podIP' } },
+      BROWSER_SESSIONS: '6',
+    });
+    // One BROWSER_RELAY_PORT setting: obscura's relay listens on the next port, and the pod declares that one.
+    const obscura = deployment(harness, 'trawler-light-obscura')!.spec!.template.spec!.containers[0]!;
+    expect(obscura.ports).toContainEqual({ name: 'browser-relay', containerPort: 9301, protocol: 'TCP' });
+    expect(env(obscura)).toMatchObject({ BROWSER_RELAY_PORT: '9300', BROWSER_ROUTE_ENABLED: 'true' });
+    expect(env(obscura)).not.toHaveProperty('BROWSER_SESSIONS');
+  });
+
+  it('opens no relay port for a fetch engine or a render engine with the remote browser turned off', async () => {
+    harness = await startHarness();
+    await applyFetchPool(harness);
+    harness.api.store.create('scrapeengines', NAMESPACE, scrapeEngine('chromium', { engine: 'chromium', remoteBrowser: { enabled: false } }));
+    harness.api.store.create('workerpools', NAMESPACE, workerPool('render', { engineRef: { name: 'chromium' } }));
+    await harness.settle();
+    const fetch = deployment(harness, 'trawler-eu-fetch')!.spec!.template.spec!.containers[0]!;
+    expect((fetch.env ?? []).filter((e) => e.name.startsWith('BROWSER_'))).toEqual([]);
+    const chromium = deployment(harness, 'trawler-render-chromium')!.spec!.template.spec!.containers[0]!;
+    expect(chromium.ports).toEqual([{ name: 'metrics', containerPort: 9464, protocol: 'TCP' }]);
+    expect((chromium.env ?? []).filter((e) => e.name.startsWith('BROWSER_'))).toEqual([{ name: 'BROWSER_ROUTE_ENABLED', value: 'false' }]);
+  });
+
+  it('refuses a relay port that is the metrics port', async () => {
+    harness = await startHarness();
+    harness.api.store.create('scrapeengines', NAMESPACE, scrapeEngine('chromium', { engine: 'chromium', remoteBrowser: { port: 9464 } }));
+    harness.api.store.create('workerpools', NAMESPACE, workerPool('render', { engineRef: { name: 'chromium' } }));
+    await harness.settle();
+    expect(deployment(harness, 'trawler-render-chromium')).toBeUndefined();
+    expect(condition(engine(harness, 'chromium'), 'Available')).toMatchObject({ status: 'False', reason: 'InvalidSpec' });
+  });
+
   it('reports the pool Available with readyReplicas once the Deployment is ready', async () => {
     harness = await startHarness();
     await applyFetchPool(harness, 3);

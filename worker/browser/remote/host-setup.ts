@@ -3,6 +3,7 @@ import type { Bus } from '../../../lib/bus/bus.js';
 import type { Config } from '../../../lib/config.js';
 import type { Logger } from '../../../lib/log.js';
 import type { EngineName } from '../../../lib/protocol/index.js';
+import { relayPortOf } from '../../../lib/protocol/browser.js';
 import type { EgressGuard } from '../../egress/guard.js';
 import { findBrowserBinary } from '../binary.js';
 import { RemoteBrowserHost } from './browser-host.js';
@@ -30,8 +31,7 @@ export function remoteBrowserHost(engine: EngineName, deps: HostDeps, workerId: 
       logger: deps.logger.child({ engine, component: 'remote-browser' }),
       capacity: deps.config.BROWSER_SESSIONS,
       listenHost,
-      // A fixed port is chromium's; obscura's relay takes the next one.
-      port: deps.config.BROWSER_RELAY_PORT === 0 ? 0 : deps.config.BROWSER_RELAY_PORT + (engine === 'obscura' ? 1 : 0),
+      port: relayPortOf(engine, deps.config.BROWSER_RELAY_PORT),
       advertiseHost: deps.config.BROWSER_RELAY_ADVERTISE_HOST ?? (wildcard ? hostname() : listenHost),
     },
     workerId,
