@@ -38,6 +38,14 @@ async function refusedAtOnce(url: string, path: string): Promise<void> {
   expect(extra.text()).toBe('');
 }
 
+/** The request log's record of a raw 400 answer, found by its X-Request-Id with the service's key. */
+async function recordOf(service: EmbeddedService, answerText: string): Promise<{ features: Record<string, unknown> }> {
+  const requestId = /x-request-id: (\S+)/i.exec(answerText)?.[1] ?? '';
+  const found = await fetch(`${service.url}/v1/requests/${requestId}`, { headers: { authorization: `Bearer ${service.secret}` } });
+  expect(found.status).toBe(200);
+  return (await found.json()) as { features: Record<string, unknown> };
+}
+
 describe('gateway connection limits', () => {
   let service: EmbeddedService;
   beforeAll(async () => {
@@ -59,6 +67,27 @@ describe('gateway connection limits', () => {
     await slow.closed; // bounded by the test's own timeout; 300 s before this change
     expect(slow.text()).toMatch(/^HTTP\/1\.1 400 /);
     expect(slow.text()).toContain('The request was not received in full in time');
+    expect((await recordOf(service, slow.text())).features).toMatchObject({ method: 'POST', route: '/v1/scrape' });
+  });
+
+  it('records a request whose head timed out under the key its head carried, with its method and path', async () => {
+    const slow = await open(service.url);
+    // The key arrives in one segment, more header lines in another, and the head never ends.
+    slow.socket.write(`DELETE /v1/sessions/s_slow HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${service.secret}\r\n`);
+    slow.socket.write('X-Slow: a');
+    await slow.closed;
+    expect(slow.text()).toMatch(/^HTTP\/1\.1 400 [^]*The request was not received in full in time/);
+    expect((await recordOf(service, slow.text())).features).toMatchObject({ method: 'DELETE', route: '/v1/sessions/s_slow' });
+  });
+
+  it('records nothing for a timed-out head whose key had not arrived, yet answers it with a request id', async () => {
+    const slow = await open(service.url);
+    slow.socket.write('GET /v1/workers HTTP/1.1\r\nHost: localhost\r\nAuthori');
+    await slow.closed;
+    const requestId = /x-request-id: (\S+)/i.exec(slow.text())?.[1];
+    expect(requestId).toBeDefined();
+    const found = await fetch(`${service.url}/v1/requests/${requestId}`, { headers: { authorization: `Bearer ${service.secret}` } });
+    expect(found.status).toBe(404);
   });
 });
 
