@@ -54,10 +54,10 @@ describe('the chart observability kit', () => {
   it('rules and dashboard queries pass promtool check rules', async () => {
     const groups = renderedRuleGroups();
     expect(groups.groups[0]!.rules.map((r) => r.alert)).toEqual([
-      'TrawlerEngineHasNoWorkers', 'TrawlerScrapeErrorRatioHigh', 'TrawlerJobLatencyHigh', 'TrawlerBatchBacklogGrowing', 'TrawlerProxyPoolExhausted', 'TrawlerOperatorReconcileFailing', 'TrawlerWorkerPoolBelowDesired',
+      'TrawlerEngineHasNoWorkers', 'TrawlerScrapeErrorRatioHigh', 'TrawlerJobLatencyHigh', 'TrawlerBatchBacklogGrowing', 'TrawlerProxyPoolExhausted', 'TrawlerProxyPoolFileRefused', 'TrawlerOperatorReconcileFailing', 'TrawlerWorkerPoolBelowDesired',
     ]);
     const rules = await promtool(['check', 'rules', writeYaml('rules.yaml', groups)]);
-    expect(rules.output).toContain('SUCCESS: 7 rules found');
+    expect(rules.output).toContain('SUCCESS: 8 rules found');
     expect(rules.code).toBe(0);
     // Dashboard queries as recording rules: the same PromQL parser checks them.
     const queries = dashboardQueries();

@@ -31,6 +31,9 @@ export async function collectExpositions(): Promise<Expositions> {
   api.store.create('workerpools', 'scraping', workerPool('default', { engineRef: { name: 'fetch' }, replicas: 2 }));
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, api.kubeConfig('scraping').exportConfig());
+  // A managed pool, so the gateway declares the pool's metrics too (they are not exposed without one).
+  const poolFile = join(dir, 'pools.json');
+  writeFileSync(poolFile, JSON.stringify({ exits: [{ id: 'dc', url: 'http://127.0.0.1:9', tier: 'datacenter' }] }));
   const common = { HOST: '127.0.0.1', METRICS_PORT: '0', LOG_LEVEL: 'info' };
   const bus = { NATS_URL, NATS_NAMESPACE: `metrics-${newId().toLowerCase()}` };
   const programs: Program[] = [];
@@ -40,7 +43,7 @@ export async function collectExpositions(): Promise<Expositions> {
     return program;
   };
   try {
-    const gateway = start(['gateway'], { DATABASE_URL: database.url, PORT: '0', ...bus });
+    const gateway = start(['gateway'], { DATABASE_URL: database.url, PORT: '0', PROXY_POOLS_FILE: poolFile, ...bus });
     const fetchWorker = start(['worker', '--engine', 'fetch'], bus);
     const chromiumWorker = start(['worker', '--engine', 'chromium'], bus);
     const operator = start(['operator'], { KUBECONFIG: kubeconfig, METRICS_HOST: '127.0.0.1', WATCH_NAMESPACE: 'scraping' });
