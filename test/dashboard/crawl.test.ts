@@ -1,25 +1,23 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonPost } from '../support/embedded.js';
 import { startGeneratedSite, type GeneratedSite } from '../crawl/generated-site.js';
-import { startDashboardService, type DashboardService } from './dashboard-service.js';
+import { dashboardInChromium, signUpOwner } from './dashboard-in-chromium.js';
+import type { DashboardService } from './dashboard-service.js';
 
 /**
  * Crawls and maps from the dashboard, and a job's item table paged through every item (issue 32), in
  * Debian's Chromium. Screenshots in test-artifacts/dashboard-crawl/ (git-ignored), looked at.
  */
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard-crawl');
+const chromiumSuite = dashboardInChromium({ artifacts: 'dashboard-crawl', viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
 const WAIT = { timeout: 90_000 };
 const PAGES = 120;
 
 let env: DashboardService;
 let site: GeneratedSite;
-let browser: Browser;
 let page: Page;
 
-const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+const shot = (name: string) => chromiumSuite.shot(name);
 const open = async (label: string) => {
   await page.locator('nav').getByRole('link', { name: label, exact: true }).click();
   await page.getByRole('heading', { level: 1, name: label }).waitFor(WAIT);
@@ -32,7 +30,7 @@ const api = async (method: string, path: string, body?: unknown) => {
 const itemNumbers = async () => (await page.locator('.item-table tbody tr td:first-child').allInnerTexts()).map(Number);
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
+  ({ env, page } = chromiumSuite.started());
   const pages: Record<string, string[]> = {
     // The seed links to PAGES pages and to one the crawl excludes; /p/1 links one level deeper than allowed.
     '/': [...Array.from({ length: PAGES }, (_, i) => `/p/${i + 1}`), '/skip/this'],
@@ -40,26 +38,11 @@ beforeAll(async () => {
   };
   for (let i = 2; i <= PAGES; i += 1) pages[`/p/${i}`] = [];
   site = await startGeneratedSite({ pages });
-  env = await startDashboardService({}, { assets: true });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.dashboard.url });
-  page = await context.newPage();
-  await page.goto(env.setupLink);
-  await page.getByLabel('Email').fill('owner@example.com');
-  await page.getByLabel('Password').fill('a long enough password');
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByRole('heading', { level: 1 }).first().waitFor(WAIT);
+  await signUpOwner(page, env.setupLink, 'a long enough password');
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await env?.stop();
   await site?.close();
-});
-
-afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') await shot(`failed-${context.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
 });
 
 describe('crawls from the dashboard, in Chromium', { timeout: 240_000 }, () => {

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jsonPost } from '../support/embedded.js';
 import type { TargetSite } from '../support/target-site.js';
-import { dashboardInChromium } from './dashboard-in-chromium.js';
+import { dashboardInChromium, signUpOwner } from './dashboard-in-chromium.js';
 import type { DashboardService } from './dashboard-service.js';
 
 /**
@@ -30,11 +30,7 @@ const open = async (label: string) => {
 
 beforeAll(async () => {
   ({ env, site, page } = chromiumSuite.started());
-  await page.goto(env.setupLink);
-  await page.getByLabel('Email').fill('owner@example.com');
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByRole('heading', { level: 1 }).first().waitFor(WAIT);
+  await signUpOwner(page, env.setupLink, PASSWORD);
   orgHash = new URL(page.url()).hash.split('/').slice(0, 3).join('/');
 }, 180_000);
 

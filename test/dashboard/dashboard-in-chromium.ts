@@ -60,3 +60,12 @@ export function dashboardInChromium(options: DashboardInChromiumOptions): { fold
 
   return { folder, started, shot };
 }
+
+/** Signs the first owner up through the dashboard's one-time setup link and waits for the first page. */
+export async function signUpOwner(page: Page, setupLink: string, password: string, email = 'owner@example.com'): Promise<void> {
+  await page.goto(setupLink);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { level: 1 }).first().waitFor({ timeout: 90_000 });
+}

@@ -1,10 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PREVIEW_CSP } from '../../dashboard/routes/preview.js';
-import { DashboardClient, startDashboardService, type DashboardService } from './dashboard-service.js';
+import { dashboardInChromium, signUpOwner } from './dashboard-in-chromium.js';
+import { DashboardClient, type DashboardService } from './dashboard-service.js';
 
 /**
  * The playground's rendered preview (docs/dashboard.md "Preview"), in Debian's Chromium: the scraped
@@ -12,7 +11,7 @@ import { DashboardClient, startDashboardService, type DashboardService } from '.
  * file); the frame has an opaque origin and cannot reach the dashboard. Screenshot in
  * test-artifacts/dashboard-preview/.
  */
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard-preview');
+const chromiumSuite = dashboardInChromium({ artifacts: 'dashboard-preview', viewport: { width: 1280, height: 900 } });
 const WAIT = { timeout: 60_000 };
 // A 1×1 PNG.
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -26,11 +25,10 @@ let env: DashboardService;
 let site: Server;
 let origin = '';
 const hits: string[] = [];
-let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
+  ({ env, page } = chromiumSuite.started());
   site = createServer((req, res) => {
     hits.push(req.url ?? '');
     if (req.url === '/styled') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
@@ -41,19 +39,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
-  env = await startDashboardService({}, { assets: true });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  await page.goto(env.setupLink);
-  await page.getByLabel('Email').fill('owner@example.com');
-  await page.getByLabel('Password').fill('a long enough password');
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByRole('heading', { level: 1 }).first().waitFor(WAIT);
+  await signUpOwner(page, env.setupLink, 'a long enough password');
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await env?.stop();
   await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
 });
 
@@ -76,7 +65,7 @@ describe('the playground\'s rendered preview', { timeout: 180_000 }, () => {
     expect(await frame.locator('h1').evaluate(() => window.origin)).toBe('null');
     expect(await page.locator('iframe.preview-frame').getAttribute('sandbox')).toBe('');
     await page.locator('iframe.preview-frame').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(ARTIFACTS, '00-rendered-preview.png') });
+    await page.screenshot({ path: `${chromiumSuite.folder}/00-rendered-preview.png` });
 
     // Scripts: neither the file, the inline one, nor the handler ran; the meta refresh did not leave.
     expect(hits.filter((path) => /ran$|refreshed/.test(path))).toEqual([]);
