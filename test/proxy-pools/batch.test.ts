@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_ENV, BatchClient, waitForWorker, type Json } from '../batch/batch-client.js';
 import { startExitTarget, startProviderGateway, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
 import { startPoolService, type PoolService } from '../support/pool-service.js';
+import { jsonPost } from '../support/embedded.js';
 
 let target: ExitTarget;
 let provider: ExitServer;
@@ -50,6 +51,19 @@ describe('batch items through the managed pool', () => {
     expect((await service.spentMicro()) - spentBefore).toBe(21_000_000);
     expect(new Set(target.seen())).toEqual(new Set(['127.0.0.61', '127.0.0.62', '127.0.0.60']));
     expect(provider.usernames().some((name) => name.startsWith('cust-de-'))).toBe(true);
+  });
+
+  it("holds each item of a job bound to a residential session at the residential price it is charged", async () => {
+    const created = await fetch(`${service.url}/v1/sessions`, jsonPost(service.secret, { premium_proxy: true, proxy_country: 'US' }));
+    expect(created.status).toBe(201);
+    const session = (await created.json()) as Json;
+    const spentBefore = await service.spentMicro();
+    const job = await client.submit({ session_id: session.id, cache: false, items: [{ url: `${target.url}?s=0` }, { url: `${target.url}?s=1` }] });
+    // SPEC: every item is held at its dearest outcome; the session's exit makes that the residential 10.
+    expect(job.estimated_credits).toBe(20);
+    const done = await client.waitFor(job.id as string, (j: Json) => j.status === 'completed');
+    expect((done.progress as Json).succeeded).toBe(2);
+    expect((await service.spentMicro()) - spentBefore).toBe(20_000_000);
   });
 
   it('fails an item whose country no exit serves with EXHAUSTED, at 0 credits', async () => {
