@@ -7,10 +7,8 @@ import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
 import type { Logger } from '../../lib/log.js';
 import type { Db } from '../../lib/store/db.js';
 import type { Principal } from '../auth/key-resolver.js';
-import type { GatewayContext } from '../context.js';
-import { plainEntry } from '../request-log/record-requests.js';
-import type { BrowserExit } from './exit.js';
-import type { Taken } from './open.js';
+import { plainEntry } from '../request-log/plain-entry.js';
+import type { BrowserExit, ConnectionServices, Taken } from './connection-parts.js';
 import type { BrowserParams } from './params.js';
 import { BrowserRelay, RELAY_CLOSE, type RelayOutcome } from './relay.js';
 import { checkInBrowserSession } from './session.js';
@@ -21,7 +19,7 @@ const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 const BACKSTOP_MARGIN_MS = 10_000;
 
 export interface Accepted {
-  context: GatewayContext;
+  context: ConnectionServices;
   req: Request;
   res: Response;
   upgrade: PendingUpgrade;

@@ -1,16 +1,7 @@
 import { ServiceError } from '../../lib/errors/index.js';
 import type { GatewayContext } from '../context.js';
 import type { BrowserParams } from './params.js';
-
-/** The managed pool exit a connection goes out through (premium_proxy): one for the connection's whole life. */
-export interface BrowserExit {
-  /** Carries the exit's credentials: travels only on the bus, never logged or answered. */
-  url: string;
-  id: string;
-  tier: 'datacenter' | 'residential';
-  country: string | null;
-  provider: string | null;
-}
+import type { BrowserExit } from './connection-parts.js';
 
 /** premium_proxy's residential exit (proxy_country's when given), or null; 503 PROXY::EXHAUSTED as for a scrape. */
 export async function chooseBrowserExit(context: GatewayContext, params: BrowserParams, projectId: string): Promise<BrowserExit | null> {

@@ -4,27 +4,20 @@ import { BusError } from '../../lib/bus/bus.js';
 import { browserHoldMicro, type BrowserPrice } from '../../lib/billing/browser-price.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { BROWSER_OPEN_TYPE, BrowserLeaseSchema, browserSubject, type BrowserOpen } from '../../lib/protocol/index.js';
-import type { Hold } from '../../lib/store/credits.js';
 import { creditAccountOf } from '../auth/credit-account.js';
 import type { GatewayContext } from '../context.js';
-import type { ConcurrencySlot } from '../limits/concurrency.js';
 import { principalOf } from '../middleware/auth.js';
 import { parseBrowserQuery, type BrowserParams } from './params.js';
 import { checkOutBrowserSession, type BrowserSessionCheckout } from './session.js';
 import { pendingUpgradeOf } from './upgrade.js';
-import { chooseBrowserExit, type BrowserExit } from './exit.js';
+import { chooseBrowserExit } from './exit.js';
+import type { BrowserExit, Taken } from './connection-parts.js';
 
 /** How long the gateway waits for a worker to lease a context, then to accept the relay socket. */
 const LEASE_TIMEOUT_MS = 30_000;
 const WORKER_CONNECT_TIMEOUT_MS = 10_000;
 const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 
-/** Everything a connection took before its upgrade; handed to the relay, or given back on a refusal. */
-export interface Taken {
-  slot: ConcurrencySlot | null;
-  hold: Hold | null;
-  session: BrowserSessionCheckout | null;
-}
 
 /**
  * GET /v1/browser (docs/remote-browser.md "Gateway wiring"): after the key, rate limit and scope

@@ -1,6 +1,6 @@
 import { codeAnchor } from '../../lib/errors/index.js';
 import type { GatewayContext } from '../context.js';
-import { plainEntry } from './record-requests.js';
+import { plainEntry } from './plain-entry.js';
 
 /** A request refused before any route saw it (Node's parser refused it, or CONNECT), as far as it was read. */
 export interface RefusedRequest {

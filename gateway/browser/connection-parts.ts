@@ -1,0 +1,36 @@
+import type { Hold } from '../../lib/store/credits.js';
+import type { ConcurrencySlot } from '../limits/concurrency.js';
+import type { GatewayMetrics } from '../metrics.js';
+import type { RequestLogWriter } from '../request-log/log-writer.js';
+import type { WorkTracker } from '../work-tracker.js';
+import type { BrowserSessionCheckout } from './session.js';
+
+/**
+ * What a remote-browser connection is made of, apart from the gateway's context: BrowserConnections is
+ * part of that context, so what it holds must not name the context back (test/unit/import-cycles.test.ts).
+ */
+
+/** The gateway's parts a connection reports to when it ends. */
+export interface ConnectionServices {
+  work: WorkTracker;
+  metrics: GatewayMetrics;
+  requestLog: RequestLogWriter;
+}
+
+/** The managed pool exit a connection goes out through (premium_proxy): one for the connection's whole life. */
+export interface BrowserExit {
+  /** Carries the exit's credentials: travels only on the bus, never logged or answered. */
+  url: string;
+  id: string;
+  tier: 'datacenter' | 'residential';
+  country: string | null;
+  provider: string | null;
+}
+
+
+/** Everything a connection took before its upgrade; handed to the relay, or given back on a refusal. */
+export interface Taken {
+  slot: ConcurrencySlot | null;
+  hold: Hold | null;
+  session: BrowserSessionCheckout | null;
+}
