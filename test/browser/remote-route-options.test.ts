@@ -3,6 +3,7 @@ import puppeteer from 'puppeteer-core';
 import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
+import { newId } from '../../lib/ids.js';
 import { keyFor } from '../support/accounts.js';
 import { startJsSite, type JsSite } from '../support/js-pages.js';
 import { startExitTarget, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
@@ -86,17 +87,22 @@ async function entryOf(requestId: string): Promise<Record<string, unknown> & { c
   )) as Record<string, unknown> & { credits_micro: number };
 }
 
-/** The request id of the latest settled remote-browser entry (Playwright does not show the 101's headers). */
-async function latestBrowserEntry(after: number): Promise<Record<string, unknown> & { credits_micro: number }> {
+/**
+ * The settled entry of the one connection opened after `after` (the newest request id then): Playwright
+ * does not show the 101's X-Request-Id, and ids are ULIDs, so a connection opened later has a greater one.
+ */
+async function latestBrowserEntry(after: string): Promise<Record<string, unknown> & { credits_micro: number }> {
   const rows = await until(
-    async () => (await service.db.query<{ id: string }>("SELECT id FROM request_log WHERE entry->'features'->'remote_browser' IS NOT NULL ORDER BY id DESC")).rows,
-    (found) => found.length > after,
+    async () => (await service.db.query<{ id: string }>("SELECT id FROM request_log WHERE id > $1 AND entry->'features'->'remote_browser' IS NOT NULL", [after])).rows,
+    (found) => found.length > 0,
   );
+  expect(rows).toHaveLength(1);
   return entryOf(rows[0].id);
 }
 
-async function settledCount(): Promise<number> {
-  return (await service.db.query("SELECT id FROM request_log WHERE entry->'features'->'remote_browser' IS NOT NULL")).rows.length;
+/** An id below every request id the (in-process) gateway gives from now on: ids are monotonic ULIDs. */
+async function newestRequestId(): Promise<string> {
+  return newId();
 }
 
 describe('GET /v1/browser with premium_proxy and proxy_country', () => {
@@ -109,7 +115,7 @@ describe('GET /v1/browser with premium_proxy and proxy_country', () => {
     const requestId = String(shake.headers['x-request-id']);
     expect((await entryOf(requestId)).credits_micro).toBe(32 * MICRO_PER_CREDIT);
 
-    const before = await settledCount();
+    const before = await newestRequestId();
     const { browser } = await connect({ premium_proxy: 'true', proxy_country: 'US' });
     const page = await browser.contexts()[0].newPage();
     const seen = target.seen().length;
@@ -155,7 +161,7 @@ describe('GET /v1/browser with premium_proxy and proxy_country', () => {
 
 describe('GET /v1/browser with headless=false', () => {
   it('runs a headful Chromium on a virtual display (Playwright): no Headless in the user agent, pages and screenshots work', async () => {
-    const before = await settledCount();
+    const before = await newestRequestId();
     const { browser } = await connect({ headless: 'false' });
     const page = await browser.contexts()[0].newPage();
     expect((await page.goto(`${site.origin}/client-rendered`))?.status()).toBe(200);
