@@ -7,7 +7,7 @@ import { readJobTotals, type JobRow } from '../../lib/store/batch/jobs.js';
 
 /** The batch job object (`BatchJob` in the API reference): required fields always; optional ones only when they have a value. */
 export function jobObject(job: JobRow, progress: Progress, warnings: string[] = []): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: job.id, project_id: job.project_id };
+  const out: Record<string, unknown> = { id: job.id, project_id: job.project_id, kind: job.kind };
   if (job.name !== null) out.name = job.name;
   out.status = job.status;
   if (job.open) out.open = true;
