@@ -67,6 +67,7 @@ export function crawlRoutes(context: DashboardContext): Router {
 function crawlSummary(row: CrawlListRow): Record<string, unknown> {
   return {
     id: row.id,
+    kind: row.kind,
     name: row.name ?? undefined,
     url: row.seed_url,
     status: row.status,

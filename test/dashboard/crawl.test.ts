@@ -113,6 +113,7 @@ describe('crawls from the dashboard, in Chromium', { timeout: 240_000 }, () => {
     await row.waitFor(WAIT);
     expect(await row.innerText()).toContain(`${site.origin}/`);
     expect(await row.innerText()).toContain('110/110');
+    expect(await row.getByRole('link', { name: 'Open' }).getAttribute('href')).toContain(`/crawl/`);
     await shot('02-crawl-list');
     await open('Batch jobs');
     const batchRow = page.locator('tr', { hasText: 'site crawl' });
