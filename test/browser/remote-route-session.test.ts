@@ -78,6 +78,22 @@ describe('GET /v1/browser with session_id: localStorage', () => {
     await until(() => storedLocalStorage(sessionId), (storage) => storage[site.origin]?.theme === 'light');
   });
 
+  it('saves it when the TTL ends the connection while the client is still attached, without showing the client the page that reads it', async () => {
+    const sessionId = await newSession();
+    const browser = await chromium.connectOverCDP(`${endpoint(sessionId)}&ttl=4`, { timeout: 30_000 });
+    const seen: string[] = [];
+    browser.contexts()[0].on('page', (opened) => seen.push(opened.url()));
+    const disconnected = new Promise((resolve) => browser.on('disconnected', resolve));
+    const page = await browser.contexts()[0].newPage();
+    await page.goto(`${site.origin}/static`);
+    await page.evaluate(() => localStorage.setItem('left', 'by ttl'));
+    await disconnected;
+    const saved = await until(() => storedLocalStorage(sessionId), (storage) => Object.keys(storage).length > 0);
+    expect(saved).toEqual({ [site.origin]: { left: 'by ttl' } });
+    // Only the caller's own page was ever announced to it, never the hidden one that read the storage.
+    expect(seen).toHaveLength(1);
+  });
+
   it("starts from a session's stored localStorage of several origins (a session made with session_context)", async () => {
     const other = site.origin.replace('127.0.0.1', 'localhost');
     const sessionId = await newSession({ local_storage: { [site.origin]: { lang: 'fr', step: '2' }, [other]: { lang: 'de' } } });

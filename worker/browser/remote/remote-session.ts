@@ -191,7 +191,7 @@ export class RemoteSession {
     }
     if (!this.policy) return;
     if (this.closing) {
-      // The client is gone; a page the client's auto-attach paused (the hidden storage page) is let go.
+      // Nothing more reaches the client once the connection ends (it may still be attached: TTL, idle); a page its auto-attach paused (the hidden storage page) is let go.
       if (message.method === 'Target.attachedToTarget' && message.params?.waitingForDebugger === true) {
         void this.call('Runtime.runIfWaitingForDebugger', {}, String(message.params.sessionId));
       }
