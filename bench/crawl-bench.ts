@@ -6,7 +6,9 @@
  * alternating sides per round. Prints pages per second, the pages each found (and whether the sets
  * are equal) and this process's resident memory at the start, peak and end of each side.
  *
- *   npx tsx bench/crawl-bench.ts [--pages 5000] [--concurrency 50] [--rounds 1]
+ *   npx tsx bench/crawl-bench.ts [--pages 5000] [--concurrency 50] [--rounds 1] [--only trawler|crawlee]
+ *
+ * `--only` runs one side (to profile it, e.g. under `node --cpu-prof --import tsx`); the ratio needs both.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -21,11 +23,14 @@ const { values } = parseArgs({
     pages: { type: 'string', default: '5000' },
     concurrency: { type: 'string', default: '50' },
     rounds: { type: 'string', default: '1' },
+    only: { type: 'string' },
   },
 });
 const PAGES = Number(values.pages);
 const CONCURRENCY = Number(values.concurrency);
 const ROUNDS = Number(values.rounds);
+const ONLY = values.only === undefined ? null : values.only === 'trawler' ? 'Trawler crawl' : values.only === 'crawlee' ? 'Crawlee CheerioCrawler' : null;
+if (values.only !== undefined && ONLY === null) throw new Error('--only takes trawler or crawlee');
 const BRANCHING = 4;
 
 /** Page i links to its children 4i+1..4i+4 (a tree of depth 6 for 5,000 pages), its parent, the home page and a disallowed path. */
@@ -148,7 +153,7 @@ async function crawleeCrawl(site: Site): Promise<Crawled> {
 async function main(): Promise<void> {
   const site = await startSite();
   const dataDir = mkdtempSync(join(tmpdir(), 'trawler-bench-data-'));
-  const service = await startEmbedded({ engines: ['fetch'], env: { DEFAULT_MONTHLY_CREDITS: '100000000', DEFAULT_RATE_LIMIT_PER_SECOND: '1000' }, checkBusMessages: false, dataDir });
+  const service = await startEmbedded({ engines: ['fetch'], env: { DEFAULT_MONTHLY_CREDITS: '100000000', DEFAULT_RATE_LIMIT_PER_SECOND: '1000', WORKER_CAPACITY: String(CONCURRENCY) }, checkBusMessages: false, dataDir });
   const api = { url: service.url, secret: service.secret };
   const rows: Record<string, string>[] = [];
   const found: Record<string, Set<string>> = {};
@@ -162,6 +167,7 @@ async function main(): Promise<void> {
       // Alternate which side goes first, so neither always meets a warmer machine.
       const sides = round % 2 === 1 ? (['Trawler crawl', 'Crawlee CheerioCrawler'] as const) : (['Crawlee CheerioCrawler', 'Trawler crawl'] as const);
       for (const side of sides) {
+        if (ONLY !== null && side !== ONLY) continue;
         const measured = await withMemory(() => (side === 'Trawler crawl' ? trawlerCrawl(api, site) : crawleeCrawl(site)));
         found[side] = measured.value.pages;
         rows.push({
@@ -182,6 +188,7 @@ async function main(): Promise<void> {
   }
   console.log(`\ncrawl of a ${PAGES}-page loopback site (depth 6, sitemap, robots.txt, pages 50-300 ms) at concurrency ${CONCURRENCY}; Trawler embedded in this process (its RSS includes PGlite and the fetch worker)\n`);
   console.table(rows);
+  if (ONLY !== null) return;
   const trawler = found['Trawler crawl'];
   const crawlee = found['Crawlee CheerioCrawler'];
   const onlyTrawler = [...trawler].filter((page) => !crawlee.has(page));
