@@ -1,10 +1,12 @@
 /**
  * Crawl throughput (not a test; issue 34): one generated loopback site of 5,000 pages (link depth 6, a
  * sitemap, robots.txt rules, pages answering in 50-300 ms) crawled from its home page by a Trawler crawl
- * (embedded, as `make run` runs it: PGlite on disk, in this process) and by Crawlee's CheerioCrawler
+ * (embedded, as `make run` runs it: PGlite on disk, in this process; its fetch worker's capacity,
+ * WORKER_CAPACITY, set to the crawl's concurrency, as otherwise at most 16 pages would be in flight) and by Crawlee's CheerioCrawler
  * with `enqueueLinks` (same host, robots.txt respected), at the same concurrency, in one run,
  * alternating sides per round. Prints pages per second, the pages each found (and whether the sets
- * are equal) and this process's resident memory at the start, peak and end of each side.
+ * are equal), this process's resident memory at the start, peak and end of each side, and its CPU
+ * time per page (steadier than pages per second on a shared machine).
  *
  *   npx tsx bench/crawl-bench.ts [--pages 5000] [--concurrency 50] [--rounds 1] [--only trawler|crawlee]
  *
@@ -68,15 +70,17 @@ async function startSite(): Promise<Site> {
   return { origin, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
 }
 
-/** Resident memory of this process, sampled every 200 ms while `run` goes. */
-async function withMemory<T>(run: () => Promise<T>): Promise<{ value: T; startMb: number; peakMb: number; endMb: number }> {
+/** Resident memory of this process, sampled every 200 ms while `run` goes, and the CPU time it used (every thread). */
+async function withMemory<T>(run: () => Promise<T>): Promise<{ value: T; startMb: number; peakMb: number; endMb: number; cpuMs: number }> {
   const mb = () => process.memoryUsage().rss / 1024 / 1024;
   const startMb = mb();
+  const cpuAtStart = process.cpuUsage();
   let peakMb = startMb;
   const timer = setInterval(() => (peakMb = Math.max(peakMb, mb())), 200);
   try {
     const value = await run();
-    return { value, startMb, peakMb: Math.max(peakMb, mb()), endMb: mb() };
+    const cpu = process.cpuUsage(cpuAtStart);
+    return { value, startMb, peakMb: Math.max(peakMb, mb()), endMb: mb(), cpuMs: (cpu.user + cpu.system) / 1000 };
   } finally {
     clearInterval(timer);
   }
@@ -176,6 +180,8 @@ async function main(): Promise<void> {
           pages: String(measured.value.pages.size),
           seconds: measured.value.seconds.toFixed(1),
           'pages/s': (measured.value.pages.size / measured.value.seconds).toFixed(1),
+          // The whole process's CPU (the loopback site's included, alike for both): steadier than pages/s on a busy machine.
+          'CPU ms/page': (measured.cpuMs / measured.value.pages.size).toFixed(2),
           'RSS MB start / peak / end': `${measured.startMb.toFixed(0)} / ${measured.peakMb.toFixed(0)} / ${measured.endMb.toFixed(0)}`,
         });
         console.error(`${side}: ${JSON.stringify(rows.at(-1))}`);
