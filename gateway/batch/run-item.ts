@@ -7,7 +7,7 @@ import { openParams, overridesBinding, paramsBinding } from '../../lib/store/bat
 import type { GatewayContext } from '../context.js';
 import { answerBody } from '../scrape/answer-body.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
-import { newRecord, planScrape, runScrape } from '../scrape/scrape-loop.js';
+import { newRecord, planScrape, runScrape, type PlannedScrape } from '../scrape/scrape-loop.js';
 import { crawlPageOf, discoverLinks } from '../crawl/discovery.js';
 import { awaitHostTurn } from '../crawl/host-pacing.js';
 import { itemParams, parseJobParams } from './item-params.js';
@@ -49,8 +49,9 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
     // A crawl's page waits for a slot on its host and its host's turn (per-host concurrency and delay, robots.txt Crawl-delay).
     const hostTurn = await awaitHostTurn(context, item);
     let scraped: ScrapeSuccess;
+    let planned: PlannedScrape;
     try {
-      const planned = await planScrape(context, {
+      planned = await planScrape(context, {
         requestId: item.requestId,
         projectId: item.job.project_id,
         organizationId: item.job.organization_id,
@@ -64,7 +65,8 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
       await hostTurn.release();
     }
     // A crawl's page queues its links before its result is written (a failure here fails or retries the item).
-    await discoverLinks(context, item, scraped, crawlPage);
+    // Its links are held at the price the shared admission step gives the job's parameters now (scrape/plan-and-price.ts).
+    await discoverLinks(context, item, scraped, crawlPage, planned.priced.holdMicro);
     success = scraped;
   } catch (error) {
     failure = toServiceError(error);

@@ -15,6 +15,8 @@ export interface PageLinks {
   projectId: string;
   found: Candidates;
   depth: number;
+  /** What each of its links is held at when queued (the job's price from scrape/plan-and-price.ts). */
+  holdMicro: number;
 }
 
 export interface AppendDeps {
@@ -100,10 +102,10 @@ async function appendPages(tx: Queryable, deps: AppendDeps, pages: PageLinks[]):
     return { page, skips, queued };
   });
   const reservations = await holdPages(tx, deps, job, crawl, planned);
-  const items = planned.flatMap(({ page, queued }) => queued.map((urlKey) => ({ urlKey, depth: page.depth })));
+  const items = planned.flatMap(({ page, queued }) => queued.map((urlKey) => ({ urlKey, depth: page.depth, holdMicro: page.holdMicro })));
   await insertCrawlPages(tx, jobId, items.map((item, index) => ({ urlKey: item.urlKey, seq: total + index, depth: item.depth })));
   await insertItems(tx, jobId, items.map((item, index) => ({
-    seq: total + index, url: item.urlKey, external_id: null, overrides: {}, hold_micro: crawl.item_hold_micro, reservation_id: reservations[index],
+    seq: total + index, url: item.urlKey, external_id: null, overrides: {}, hold_micro: item.holdMicro, reservation_id: reservations[index],
   })));
   if (items.length > 0) await updateJob(tx, jobId, { total_items: total + items.length });
   await countCrawlSkips(tx, jobId, mergedSkips(planned.map((plan) => plan.skips)));
@@ -116,12 +118,12 @@ async function appendPages(tx: Queryable, deps: AppendDeps, pages: PageLinks[]):
  * of the items kept, in order.
  */
 async function holdPages(tx: Queryable, deps: AppendDeps, job: { organization_id: string; project_id: string; environment: string }, crawl: CrawlRow, planned: Planned[]): Promise<string[]> {
-  const wanted = planned.reduce((sum, plan) => sum + plan.queued.length, 0);
-  if (wanted === 0) return [];
+  if (planned.every((plan) => plan.queued.length === 0)) return [];
   let kept = 0;
   let holdIds: string[] = [];
   if ((await crawlStopReason(tx, crawl.job_id)) === null) {
-    const held = await holdBatchItemsThatFit(tx, deps.ledger, await jobAccount(tx, job, deps.testMonthlyCredits), new Array<number>(wanted).fill(crawl.item_hold_micro));
+    const amounts = planned.flatMap((plan) => plan.queued.map(() => plan.page.holdMicro));
+    const held = await holdBatchItemsThatFit(tx, deps.ledger, await jobAccount(tx, job, deps.testMonthlyCredits), amounts);
     holdIds = held.holdIds;
     kept = holdIds.length;
     if (held.refusal) await stopCrawl(tx, crawl.job_id, `credits: ${held.refusal.detail ?? 'the monthly credit allowance cannot hold more pages'}`);

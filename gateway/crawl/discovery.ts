@@ -65,10 +65,12 @@ function filterOf(context: GatewayContext, crawl: CrawlRow): LinkFilter {
 /**
  * After a crawl's page was scraped, and before its result is written: its links, sorted by the
  * crawl's rules, become new items in one transaction under the job's lock, together with those of the
- * job's pages that finish meanwhile (append-pages.ts). Runs again if the item
+ * job's pages that finish meanwhile (append-pages.ts). Each is held at `holdMicro`: the page's own
+ * price from the shared admission step (scrape/plan-and-price.ts), which every page of the crawl
+ * shares, as its parameters differ only by url. Runs again if the item
  * runs again (a crash before its result was written): pages already queued are not queued twice.
  */
-export async function discoverLinks(context: GatewayContext, item: ClaimedItem, success: ScrapeSuccess, crawlPage: Promise<CrawlPage | null>): Promise<void> {
+export async function discoverLinks(context: GatewayContext, item: ClaimedItem, success: ScrapeSuccess, crawlPage: Promise<CrawlPage | null>, holdMicro: number): Promise<void> {
   const page = await crawlPage;
   if (!page) return;
   const { crawl, depth } = page;
@@ -85,7 +87,7 @@ export async function discoverLinks(context: GatewayContext, item: ClaimedItem, 
   }
   const found = sortLinks(links, depth + 1, filter);
   const deps = { db: context.db, ledger: context.ledger, testMonthlyCredits: context.config.TEST_MONTHLY_CREDITS };
-  if (await appendPageLinks(deps, { crawl, projectId: item.job.project_id, found, depth: depth + 1 })) signalBatchWork(context.db);
+  if (await appendPageLinks(deps, { crawl, projectId: item.job.project_id, found, depth: depth + 1, holdMicro })) signalBatchWork(context.db);
 }
 
 /**
