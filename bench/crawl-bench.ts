@@ -8,7 +8,7 @@
  * are equal), this process's resident memory at the start, peak and end of each side, and its CPU
  * time per page (steadier than pages per second on a shared machine).
  *
- *   npx tsx bench/crawl-bench.ts [--pages 5000] [--concurrency 50] [--rounds 1] [--only trawler|crawlee]
+ *   npx tsx bench/crawl-bench.ts [--pages 5000] [--concurrency 50] [--rounds 1] [--only trawler|crawlee] [--worker-capacity N]
  *
  * `--only` runs one side (to profile it, e.g. under `node --cpu-prof --import tsx`); the ratio needs both.
  */
@@ -26,11 +26,14 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '50' },
     rounds: { type: 'string', default: '1' },
     only: { type: 'string' },
+    'worker-capacity': { type: 'string' },
   },
 });
 const PAGES = Number(values.pages);
 const CONCURRENCY = Number(values.concurrency);
 const ROUNDS = Number(values.rounds);
+/** Trawler's fetch worker's slots (WORKER_CAPACITY): the crawl's concurrency unless given (16, the default, caps it below Crawlee's). */
+const WORKER_CAPACITY = Number(values['worker-capacity'] ?? CONCURRENCY);
 const ONLY = values.only === undefined ? null : values.only === 'trawler' ? 'Trawler crawl' : values.only === 'crawlee' ? 'Crawlee CheerioCrawler' : null;
 if (values.only !== undefined && ONLY === null) throw new Error('--only takes trawler or crawlee');
 const BRANCHING = 4;
@@ -157,7 +160,7 @@ async function crawleeCrawl(site: Site): Promise<Crawled> {
 async function main(): Promise<void> {
   const site = await startSite();
   const dataDir = mkdtempSync(join(tmpdir(), 'trawler-bench-data-'));
-  const service = await startEmbedded({ engines: ['fetch'], env: { DEFAULT_MONTHLY_CREDITS: '100000000', DEFAULT_RATE_LIMIT_PER_SECOND: '1000', WORKER_CAPACITY: String(CONCURRENCY) }, checkBusMessages: false, dataDir });
+  const service = await startEmbedded({ engines: ['fetch'], env: { DEFAULT_MONTHLY_CREDITS: '100000000', DEFAULT_RATE_LIMIT_PER_SECOND: '1000', WORKER_CAPACITY: String(WORKER_CAPACITY) }, checkBusMessages: false, dataDir });
   const api = { url: service.url, secret: service.secret };
   const rows: Record<string, string>[] = [];
   const found: Record<string, Set<string>> = {};
@@ -192,7 +195,7 @@ async function main(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
     await site.close();
   }
-  console.log(`\ncrawl of a ${PAGES}-page loopback site (depth 6, sitemap, robots.txt, pages 50-300 ms) at concurrency ${CONCURRENCY}; Trawler embedded in this process (its RSS includes PGlite and the fetch worker)\n`);
+  console.log(`\ncrawl of a ${PAGES}-page loopback site (depth 6, sitemap, robots.txt, pages 50-300 ms) at concurrency ${CONCURRENCY}; Trawler embedded in this process (its RSS includes PGlite and the fetch worker, ${WORKER_CAPACITY} slots)\n`);
   console.table(rows);
   if (ONLY !== null) return;
   const trawler = found['Trawler crawl'];
