@@ -13,6 +13,8 @@ import { addSkips, type Candidates } from './link-filter.js';
 export interface PageLinks {
   crawl: CrawlRow;
   projectId: string;
+  /** The item whose page these links are on (each queued page's `parent_seq`). */
+  parentSeq: number;
   found: Candidates;
   depth: number;
   /** What each of its links is held at when queued (the job's price from scrape/plan-and-price.ts). */
@@ -102,8 +104,8 @@ async function appendPages(tx: Queryable, deps: AppendDeps, pages: PageLinks[]):
     return { page, skips, queued };
   });
   const reservations = await holdPages(tx, deps, job, crawl, planned);
-  const items = planned.flatMap(({ page, queued }) => queued.map((urlKey) => ({ urlKey, depth: page.depth, holdMicro: page.holdMicro })));
-  await insertCrawlPages(tx, jobId, items.map((item, index) => ({ urlKey: item.urlKey, seq: total + index, depth: item.depth })));
+  const items = planned.flatMap(({ page, queued }) => queued.map((urlKey) => ({ urlKey, depth: page.depth, holdMicro: page.holdMicro, parentSeq: page.parentSeq })));
+  await insertCrawlPages(tx, jobId, items.map((item, index) => ({ urlKey: item.urlKey, seq: total + index, depth: item.depth, parentSeq: item.parentSeq })));
   await insertItems(tx, jobId, items.map((item, index) => ({
     seq: total + index, url: item.urlKey, external_id: null, overrides: {}, hold_micro: item.holdMicro, reservation_id: reservations[index],
   })));

@@ -87,7 +87,7 @@ export async function discoverLinks(context: GatewayContext, item: ClaimedItem, 
   }
   const found = sortLinks(links, depth + 1, filter);
   const deps = { db: context.db, ledger: context.ledger, testMonthlyCredits: context.config.TEST_MONTHLY_CREDITS };
-  if (await appendPageLinks(deps, { crawl, projectId: item.job.project_id, found, depth: depth + 1, holdMicro })) signalBatchWork(context.db);
+  if (await appendPageLinks(deps, { crawl, projectId: item.job.project_id, parentSeq: item.seq, found, depth: depth + 1, holdMicro })) signalBatchWork(context.db);
 }
 
 /**

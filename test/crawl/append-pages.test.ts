@@ -46,7 +46,7 @@ describe('links of several pages appended together (gateway/crawl/append-pages.t
     const { context } = service.gateway;
     const deps = { db: service.db, ledger: context.ledger, testMonthlyCredits: context.config.TEST_MONTHLY_CREDITS };
     const page = (keys: string[], skipped: string[], holdMicro: number): PageLinks => ({
-      crawl, projectId: service.projectId, depth: 1, holdMicro,
+      crawl, projectId: service.projectId, parentSeq: 0, depth: 1, holdMicro,
       found: { keys: keys.map((path) => `${site.origin}${path}`), skips: new Map([['pattern@1', skipped.map((path) => `${site.origin}${path}`)]]) },
     });
     // Submitted in one turn: written as one group, in this order.
