@@ -60,6 +60,8 @@ function readValue(value: string): string {
 
 function attributesOf(element: Element): Record<string, string> {
   const attributes: Record<string, string> = {};
+  // Most elements of a pick have none; linkedom makes a list and a proxy over it for `attributes`.
+  if (!element.hasAttributes()) return attributes;
   for (const { name, value } of Array.from(element.attributes)) {
     if (!ATTRIBUTE_NAME.test(name) || name === '__proto__' || Object.hasOwn(attributes, name)) throw new Refused();
     if (value === '' && DROPPED_WHEN_EMPTY.has(name)) continue;

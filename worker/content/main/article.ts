@@ -23,6 +23,9 @@ function declared(style: string, property: string): string {
 /** The parts of Readability 0.6 this module reaches into (see cheapChecks and restartFromParsedPage). */
 interface ReadabilityInternals {
   REGEXPS: { byline: RegExp };
+  PRESENTATIONAL_ATTRIBUTES: string[];
+  DEPRECATED_SIZE_ATTRIBUTE_ELEMS: string[];
+  _cleanStyles(element: Element): void;
   _isProbablyVisible(node: Element): boolean;
   _isValidByline(node: Element, matchString: string): boolean;
   _getAllNodesWithTag(node: ParentNode, tagNames: string[]): ArrayLike<Element>;
@@ -33,12 +36,18 @@ interface ReadabilityInternals {
   _grabArticle(page?: Element): Element | null;
 }
 
-const INTERNALS = ['_isProbablyVisible', '_isValidByline', '_getAllNodesWithTag', '_unwrapNoscriptImages', '_removeScripts', '_prepDocument', '_fixRelativeUris', '_grabArticle'] as const;
+const INTERNALS = ['_cleanStyles', '_isProbablyVisible', '_isValidByline', '_getAllNodesWithTag', '_unwrapNoscriptImages', '_removeScripts', '_prepDocument', '_fixRelativeUris', '_grabArticle'] as const;
 
 /** Another version of Readability may lack them: then it runs as it comes, only slower. */
 function hasInternals(reader: object): reader is ReadabilityInternals {
   const candidate = reader as Partial<Record<(typeof INTERNALS)[number], unknown>> & { REGEXPS?: { byline?: unknown } };
-  return INTERNALS.every((name) => typeof candidate[name] === 'function') && candidate.REGEXPS?.byline instanceof RegExp;
+  const lists = reader as { PRESENTATIONAL_ATTRIBUTES?: unknown; DEPRECATED_SIZE_ATTRIBUTE_ELEMS?: unknown };
+  return (
+    INTERNALS.every((name) => typeof candidate[name] === 'function') &&
+    candidate.REGEXPS?.byline instanceof RegExp &&
+    Array.isArray(lists.PRESENTATIONAL_ATTRIBUTES) &&
+    Array.isArray(lists.DEPRECATED_SIZE_ATTRIBUTE_ELEMS)
+  );
 }
 
 /**
@@ -84,6 +93,29 @@ function cheapChecks(reader: ReadabilityInternals): void {
     if (!candidate) return false;
     const length = (node.textContent ?? '').trim().length;
     return length > 0 && length < 100;
+  };
+}
+
+/**
+ * Readability's clean-up of presentational attributes asks every element of its pick to remove each
+ * of fifteen names, a walk of the element's attributes per name; most elements have none of them, and
+ * many no attributes at all. This removes the same ones, looking only at the attributes there are.
+ */
+function cheapStyleCleaning(reader: ReadabilityInternals): void {
+  const presentational = new Set(reader.PRESENTATIONAL_ATTRIBUTES);
+  const sized = new Set(reader.DEPRECATED_SIZE_ATTRIBUTE_ELEMS);
+  const clean = (element: Element): void => {
+    if (element.tagName.toLowerCase() === 'svg') return;
+    if (element.hasAttributes()) {
+      const withSize = sized.has(element.tagName);
+      for (const name of element.getAttributeNames()) {
+        if (presentational.has(name) || (withSize && (name === 'width' || name === 'height'))) element.removeAttribute(name);
+      }
+    }
+    for (let child = element.firstElementChild; child !== null; child = child.nextElementSibling) clean(child);
+  };
+  reader._cleanStyles = (element) => {
+    if (element) clean(element);
   };
 }
 
@@ -182,6 +214,7 @@ export function readabilityArticle(document: Document, refill: () => void): Read
     });
     if (hasInternals(reader)) {
       cheapChecks(reader);
+      cheapStyleCleaning(reader);
       keepUrls(reader, document);
       const forget = skipDebugMarkup(reader);
       const refilled = restartFromParsedPage(reader, document, refill);
