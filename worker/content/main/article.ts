@@ -48,6 +48,31 @@ function hasInternals(reader: object): reader is ReadabilityInternals {
   );
 }
 
+/** linkedom's links from a node to the next one in document order and from a parent to its end marker. */
+interface Links {
+  next: symbol;
+  end: symbol;
+}
+
+/** A linkedom node as its links see it. */
+interface Linked {
+  nodeType: number;
+  localName: string;
+  [link: symbol]: Linked;
+}
+
+let linkSymbols: Links | null | undefined;
+
+/** The links of linkedom's nodes, found once by their names; null on a DOM without them (then a walk of children). */
+function linksOf(root: ParentNode): Links | null {
+  if (linkSymbols !== undefined) return linkSymbols;
+  const symbols = Object.getOwnPropertySymbols(root);
+  const next = symbols.find((symbol) => symbol.description === 'next');
+  const end = symbols.find((symbol) => symbol.description === 'end');
+  linkSymbols = next && end ? { next, end } : null;
+  return linkSymbols;
+}
+
 /**
  * Elements under `root` named one of `names` in document order, as linkedom's querySelectorAll of
  * those names gives them (names in any case; a template's content is not searched), by a walk:
@@ -59,6 +84,18 @@ function elementsWithTag(root: ParentNode, names: string[]): ArrayLike<Element> 
   if (names.length === 1) return (root as Element).getElementsByTagName(names[0].toUpperCase());
   const wanted = new Set(names.map((name) => name.toLowerCase()));
   const found: Element[] = [];
+  const links = linksOf(root);
+  if (links) {
+    // linkedom keeps a subtree as one list in document order, from the node to its end marker.
+    const end = (root as unknown as Linked)[links.end];
+    for (let node = (root as unknown as Linked)[links.next]; node !== end; node = node[links.next]) {
+      if (node.nodeType !== 1) continue;
+      const name = node.localName.toLowerCase();
+      if (wanted.has(name)) found.push(node as unknown as Element);
+      if (name === 'template') node = node[links.end];
+    }
+    return found;
+  }
   const visit = (parent: ParentNode): void => {
     for (let child = parent.firstElementChild; child; child = child.nextElementSibling) {
       const name = child.localName.toLowerCase();
