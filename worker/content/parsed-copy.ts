@@ -60,6 +60,8 @@ function readValue(value: string): string {
 
 function attributesOf(element: Element): Record<string, string> {
   const attributes: Record<string, string> = {};
+  // Most elements of a pick have none; linkedom makes a list and a proxy over it for `attributes`.
+  if (!element.hasAttributes()) return attributes;
   for (const { name, value } of Array.from(element.attributes)) {
     if (!ATTRIBUTE_NAME.test(name) || name === '__proto__' || Object.hasOwn(attributes, name)) throw new Refused();
     if (value === '' && DROPPED_WHEN_EMPTY.has(name)) continue;
@@ -68,11 +70,18 @@ function attributesOf(element: Element): Record<string, string> {
   return attributes;
 }
 
+/** The child nodes of `element`, by its sibling links (linkedom makes a list for each read of `childNodes`). */
+function childNodesOf(element: Element): Node[] {
+  const nodes: Node[] = [];
+  for (let child = element.firstChild; child !== null; child = child.nextSibling) nodes.push(child);
+  return nodes;
+}
+
 /** Copies `nodes` (the children of an element named `parent`, or top-level nodes when null). */
-function copyNodes(nodes: ArrayLike<Node>, parent: string | null, plainMarkup: unknown): ChildNode[] {
+function copyNodes(nodes: readonly Node[], parent: string | null, plainMarkup: unknown): ChildNode[] {
   const copies: ChildNode[] = [];
   let text: Text | null = null;
-  for (const node of Array.from(nodes)) {
+  for (const node of nodes) {
     if (node.nodeType === 3) {
       const data = (node as CharacterData).data;
       if (data === '') continue;
@@ -93,8 +102,9 @@ function copyNodes(nodes: ArrayLike<Node>, parent: string | null, plainMarkup: u
     // An element that writes its own markup (linkedom's script, style, template, svg ...) is not copied.
     if (!NAME.test(element.localName) || REFUSED.has(name) || element.toString !== plainMarkup) throw new Refused();
     if (parent !== null && CLOSED_BY.get(name)?.has(parent)) throw new Refused();
-    if (VOID.has(name) && element.childNodes.length > 0) throw new Refused();
-    copies.push(new ParsedElement(name, attributesOf(element), copyNodes(element.childNodes, name, plainMarkup)));
+    const children = childNodesOf(element);
+    if (VOID.has(name) && children.length > 0) throw new Refused();
+    copies.push(new ParsedElement(name, attributesOf(element), copyNodes(children, name, plainMarkup)));
   }
   return copies;
 }

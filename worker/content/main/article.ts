@@ -5,8 +5,6 @@ export interface ReadabilityArticle {
   content: Element;
 }
 
-/** Readability's upper bound on elements; a bigger page goes to the fallback instead. */
-const MAX_ELEMENTS = 60_000;
 
 /** The value linkedom's `style.<property>` gives: the last non-empty declaration of that exact name. */
 function declared(style: string, property: string): string {
@@ -23,6 +21,9 @@ function declared(style: string, property: string): string {
 /** The parts of Readability 0.6 this module reaches into (see cheapChecks and restartFromParsedPage). */
 interface ReadabilityInternals {
   REGEXPS: { byline: RegExp };
+  PRESENTATIONAL_ATTRIBUTES: string[];
+  DEPRECATED_SIZE_ATTRIBUTE_ELEMS: string[];
+  _cleanStyles(element: Element): void;
   _isProbablyVisible(node: Element): boolean;
   _isValidByline(node: Element, matchString: string): boolean;
   _getAllNodesWithTag(node: ParentNode, tagNames: string[]): ArrayLike<Element>;
@@ -33,12 +34,43 @@ interface ReadabilityInternals {
   _grabArticle(page?: Element): Element | null;
 }
 
-const INTERNALS = ['_isProbablyVisible', '_isValidByline', '_getAllNodesWithTag', '_unwrapNoscriptImages', '_removeScripts', '_prepDocument', '_fixRelativeUris', '_grabArticle'] as const;
+const INTERNALS = ['_cleanStyles', '_isProbablyVisible', '_isValidByline', '_getAllNodesWithTag', '_unwrapNoscriptImages', '_removeScripts', '_prepDocument', '_fixRelativeUris', '_grabArticle'] as const;
 
 /** Another version of Readability may lack them: then it runs as it comes, only slower. */
 function hasInternals(reader: object): reader is ReadabilityInternals {
   const candidate = reader as Partial<Record<(typeof INTERNALS)[number], unknown>> & { REGEXPS?: { byline?: unknown } };
-  return INTERNALS.every((name) => typeof candidate[name] === 'function') && candidate.REGEXPS?.byline instanceof RegExp;
+  const lists = reader as { PRESENTATIONAL_ATTRIBUTES?: unknown; DEPRECATED_SIZE_ATTRIBUTE_ELEMS?: unknown };
+  return (
+    INTERNALS.every((name) => typeof candidate[name] === 'function') &&
+    candidate.REGEXPS?.byline instanceof RegExp &&
+    Array.isArray(lists.PRESENTATIONAL_ATTRIBUTES) &&
+    Array.isArray(lists.DEPRECATED_SIZE_ATTRIBUTE_ELEMS)
+  );
+}
+
+/** linkedom's links from a node to the next one in document order and from a parent to its end marker. */
+interface Links {
+  next: symbol;
+  end: symbol;
+}
+
+/** A linkedom node as its links see it. */
+interface Linked {
+  nodeType: number;
+  localName: string;
+  [link: symbol]: Linked;
+}
+
+let linkSymbols: Links | null | undefined;
+
+/** The links of linkedom's nodes, found once by their names; null on a DOM without them (then a walk of children). */
+function linksOf(root: ParentNode): Links | null {
+  if (linkSymbols !== undefined) return linkSymbols;
+  const symbols = Object.getOwnPropertySymbols(root);
+  const next = symbols.find((symbol) => symbol.description === 'next');
+  const end = symbols.find((symbol) => symbol.description === 'end');
+  linkSymbols = next && end ? { next, end } : null;
+  return linkSymbols;
 }
 
 /**
@@ -52,6 +84,18 @@ function elementsWithTag(root: ParentNode, names: string[]): ArrayLike<Element> 
   if (names.length === 1) return (root as Element).getElementsByTagName(names[0].toUpperCase());
   const wanted = new Set(names.map((name) => name.toLowerCase()));
   const found: Element[] = [];
+  const links = linksOf(root);
+  if (links) {
+    // linkedom keeps a subtree as one list in document order, from the node to its end marker.
+    const end = (root as unknown as Linked)[links.end];
+    for (let node = (root as unknown as Linked)[links.next]; node !== end; node = node[links.next]) {
+      if (node.nodeType !== 1) continue;
+      const name = node.localName.toLowerCase();
+      if (wanted.has(name)) found.push(node as unknown as Element);
+      if (name === 'template') node = node[links.end];
+    }
+    return found;
+  }
   const visit = (parent: ParentNode): void => {
     for (let child = parent.firstElementChild; child; child = child.nextElementSibling) {
       const name = child.localName.toLowerCase();
@@ -84,6 +128,30 @@ function cheapChecks(reader: ReadabilityInternals): void {
     if (!candidate) return false;
     const length = (node.textContent ?? '').trim().length;
     return length > 0 && length < 100;
+  };
+}
+
+/**
+ * Readability's clean-up of presentational attributes asks every element of its pick to remove each
+ * of twelve names (fourteen on tables, cells, rules and pre), a walk of the element's attributes per
+ * name; most elements have none of them, and many no attributes at all. This removes the same ones,
+ * looking only at the attributes there are.
+ */
+function cheapStyleCleaning(reader: ReadabilityInternals): void {
+  const presentational = new Set(reader.PRESENTATIONAL_ATTRIBUTES);
+  const sized = new Set(reader.DEPRECATED_SIZE_ATTRIBUTE_ELEMS);
+  const clean = (element: Element): void => {
+    if (element.tagName.toLowerCase() === 'svg') return;
+    if (element.hasAttributes()) {
+      const withSize = sized.has(element.tagName);
+      for (const name of element.getAttributeNames()) {
+        if (presentational.has(name) || (withSize && (name === 'width' || name === 'height'))) element.removeAttribute(name);
+      }
+    }
+    for (let child = element.firstElementChild; child !== null; child = child.nextElementSibling) clean(child);
+  };
+  reader._cleanStyles = (element) => {
+    if (element) clean(element);
   };
 }
 
@@ -174,7 +242,10 @@ export function readabilityArticle(document: Document, refill: () => void): Read
   let undo = (): void => undefined;
   try {
     const reader = new Readability<Element>(document, {
-      maxElemsToParse: MAX_ELEMENTS,
+      // No element count of its own: it would walk the whole document on every page for a bound the
+      // caller's (READABILITY_BOUNDS, 20,000 elements in the body) already keeps, and on linkedom the
+      // count it takes (elements named "*") is always 0.
+      maxElemsToParse: 0,
       keepClasses: true,
       charThreshold: 300,
       disableJSONLD: true,
@@ -182,6 +253,7 @@ export function readabilityArticle(document: Document, refill: () => void): Read
     });
     if (hasInternals(reader)) {
       cheapChecks(reader);
+      cheapStyleCleaning(reader);
       keepUrls(reader, document);
       const forget = skipDebugMarkup(reader);
       const refilled = restartFromParsedPage(reader, document, refill);
