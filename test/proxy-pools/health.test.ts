@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { problemOf as problemAnswer } from '../support/answers.js';
 import { deadPort, startExitTarget, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
 import { startPoolService, type PoolService } from '../support/pool-service.js';
 
@@ -46,9 +47,7 @@ beforeEach(async () => {
 
 type Problem = { code: string; detail?: string; retryable: boolean; diagnostics?: { attempts?: { proxy: string | null }[] } };
 
-async function problemOf(response: Response): Promise<Problem> {
-  return (await response.json()) as Problem;
-}
+const problemOf = async (response: Response) => (await problemAnswer(response)) as Problem;
 
 async function healthRow(exitKey: string, domain = ''): Promise<{ cooldown_until: number; failures: number; bans: number; auth_failed_hash: string | null } | undefined> {
   const rows = await service.db.query<{ cooldown_until: number; failures: number; bans: number; auth_failed_hash: string | null }>(

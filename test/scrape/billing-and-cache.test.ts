@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../lib/store/accounts.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'], env: { TEST_MONTHLY_CREDITS: '5' } }), startTargetSite()]);
+  site = await startTargetSite();
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
 });
+const service = embeddedForSuite({ engines: ['fetch'], env: { TEST_MONTHLY_CREDITS: '5' } });
 
 const scrape = (body: Record<string, unknown>, secret = service.secret) => fetch(`${service.url}/v1/scrape`, jsonPost(secret, body));
 

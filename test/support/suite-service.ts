@@ -4,11 +4,14 @@ import { startEmbedded, type EmbeddedOptions, type EmbeddedService } from './emb
 /**
  * The one way a suite starts its service: `startEmbedded(options)` before the suite's tests and
  * stopped after them. The object returned reads through to the service once it is started.
+ * `options` may be a function, called in the suite's `beforeAll` after the hooks registered before
+ * this call (a model server, a PostgreSQL database, limits the suite holds), for options that
+ * depend on what those started.
  */
-export function embeddedForSuite(options: EmbeddedOptions = {}): EmbeddedService {
+export function embeddedForSuite(options: EmbeddedOptions | (() => EmbeddedOptions | Promise<EmbeddedOptions>) = {}): EmbeddedService {
   let started: EmbeddedService | null = null;
   beforeAll(async () => {
-    started = await startEmbedded(options);
+    started = await startEmbedded(typeof options === 'function' ? await options() : options);
   });
   afterAll(async () => started?.stop());
   return new Proxy({} as EmbeddedService, {
