@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { browserChargeMicro, browserHoldMicro } from '../../lib/billing/browser-price.js';
+import { browserChargeMicro, browserHoldMicro } from '../../../../lib/billing/browser-price.js';
 
 const chromium = { engine: 'chromium', tier: 'datacenter' } as const;
 const credits = (micro: number) => micro / 1_000_000;
