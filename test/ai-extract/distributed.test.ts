@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_SLOTS_ID } from '../../gateway/ai/model-extraction.js';
 import { DistributedPrograms } from '../support/distributed-programs.js';
+import { creditTotals } from '../support/ledger.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { until } from '../support/poll.js';
 import { distributedServicesAvailable } from '../support/services.js';
@@ -42,8 +43,7 @@ describe.skipIf(!available)('ai_extract across two gateway processes, one worker
   }
 
   async function spent(): Promise<number> {
-    const rows = await db.query<{ spent: string }>(`SELECT COALESCE(SUM(spent_micro), 0) AS spent FROM credit_period_totals`);
-    return Number(rows.rows[0].spent);
+    return (await creditTotals(db, 'all')).spent;
   }
 
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { creditTotals } from '../support/ledger.js';
 import type { Queryable } from '../../lib/store/db.js';
 
 export const BATCH_ENV = {
@@ -90,10 +91,7 @@ export class BatchClient {
 
 /** Ledger of the live allowance: spent and reserved micro-credits. */
 export async function ledger(service: EmbeddedService): Promise<{ spent: number; reserved: number }> {
-  const rows = await service.db.query<{ spent: number; reserved: number }>(
-    `SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_period_totals WHERE environment = 'live'`,
-  );
-  return { spent: Number(rows.rows[0].spent), reserved: Number(rows.rows[0].reserved) };
+  return creditTotals(service.db);
 }
 
 /** Holds of unsuccessful items go back on a dispatcher pass after the item ends: poll until they have. */

@@ -10,6 +10,7 @@ import { authed, startEmbedded } from '../support/embedded.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { until } from '../support/poll.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
+import { creditTotals } from '../support/ledger.js';
 import { embeddedForSuite } from '../support/suite-service.js';
 
 let site: TargetSite;
@@ -51,7 +52,7 @@ async function stdioClient(apiUrl = service.url): Promise<Client> {
 }
 
 const text = (result: CallToolResult) => (result.content[0] as { text: string }).text;
-const spent = async () => Number((await service.db.query<{ s: string }>('SELECT COALESCE(SUM(spent_micro), 0) AS s FROM credit_period_totals')).rows[0].s);
+const spent = async () => (await creditTotals(service.db, 'all')).spent;
 
 describe.each([
   ['Streamable HTTP at /v1/mcp', () => httpClient()],

@@ -4,6 +4,7 @@ import { authed, jsonPost, type EmbeddedService } from '../support/embedded.js';
 import { startHeldSite, type HeldSite } from '../support/held-site.js';
 import { until } from '../support/poll.js';
 import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+import { creditTotals } from '../support/ledger.js';
 import { embeddedForSuite } from '../support/suite-service.js';
 
 let service: EmbeddedService;
@@ -66,6 +67,5 @@ describe.skipIf(!available)('a credit hold lost before its settlement (docs/plat
 });
 
 async function spent(): Promise<number> {
-  const result = await service.db.query<{ spent: string }>('SELECT COALESCE(SUM(spent_micro), 0) AS spent FROM credit_period_totals');
-  return Number(result.rows[0].spent);
+  return (await creditTotals(service.db, 'all')).spent;
 }

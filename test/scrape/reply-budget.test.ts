@@ -4,6 +4,7 @@ import { MAX_REPLY_BYTES } from '../../lib/bus/nats-reply-protocol.js';
 import type { ZodType } from 'zod';
 import type { JsonHandler } from '../../lib/bus/bus.js';
 import { authed, jsonPost } from '../support/embedded.js';
+import { creditTotals } from '../support/ledger.js';
 import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 
@@ -35,12 +36,7 @@ afterAll(async () => {
 });
 const service = embeddedForSuite({ engines: ['fetch'] });
 
-async function ledger(): Promise<{ spent: number; reserved: number }> {
-  const rows = await service.db.query<{ spent: number; reserved: number }>(
-    "SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_period_totals WHERE environment = 'live'",
-  );
-  return { spent: Number(rows.rows[0].spent), reserved: Number(rows.rows[0].reserved) };
-}
+const ledger = () => creditTotals(service.db);
 
 describe('the bus reply budget, end to end', () => {
   it('answers a result over 64 MiB with RENDER_FAILED naming the budget, logged under its id, charged nothing', async () => {

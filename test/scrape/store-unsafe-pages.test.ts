@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC_PREFIX } from '../../lib/metrics.js';
 import { jsonPost } from '../support/embedded.js';
+import { creditTotals } from '../support/ledger.js';
 import { embeddedForSuite } from '../support/suite-service.js';
 
 // A page PostgreSQL's jsonb could not hold (NUL) must still answer with its charge, and the ledger
@@ -22,12 +23,7 @@ afterAll(async () => {
   await new Promise((resolve) => target?.close(resolve));
 });
 
-async function ledger(): Promise<{ spent: number; reserved: number }> {
-  const rows = await service.db.query<{ spent: number; reserved: number }>(
-    `SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_period_totals WHERE environment = 'live'`,
-  );
-  return { spent: Number(rows.rows[0].spent), reserved: Number(rows.rows[0].reserved) };
-}
+const ledger = () => creditTotals(service.db);
 
 /** Scrapes and returns what the answer says it charged, in micro-credits. */
 async function scrape(body: Record<string, unknown>): Promise<{ response: Response; text: string; chargedMicro: number }> {
