@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost, startEmbedded, type EmbeddedOptions, type EmbeddedService } from '../support/embedded.js';
 import { creditTotals } from '../support/ledger.js';
 import type { Queryable } from '../../lib/store/db.js';
 
@@ -33,8 +33,13 @@ export async function waitForWorker(service: EmbeddedService, deadlineMs = SLOW_
   }
 }
 
+/** The service a batch suite runs against (`env` on top of BATCH_ENV), for embeddedForSuite. */
+export function batchServiceOptions(env: Record<string, string> = {}): EmbeddedOptions {
+  return { engines: ['fetch'], env: { ...BATCH_ENV, ...env } };
+}
+
 export function startBatchService(env: Record<string, string> = {}): Promise<EmbeddedService> {
-  return startEmbedded({ engines: ['fetch'], env: { ...BATCH_ENV, ...env } });
+  return startEmbedded(batchServiceOptions(env));
 }
 
 export class BatchClient {

@@ -1,22 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EmbeddedService } from '../support/embedded.js';
 import { startHeldSite } from '../support/held-site.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { BatchClient, expectTotalsMatchItems, ledger, ledgerOnceReleased, startBatchService, type Json } from './batch-client.js';
+import { BatchClient, expectTotalsMatchItems, ledger, ledgerOnceReleased, batchServiceOptions, type Json } from './batch-client.js';
 import { keyFor, newAccount } from '../support/accounts.js';
 import { problemOf } from '../support/answers.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 let client: BatchClient;
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([startBatchService(), startTargetSite()]);
-  client = new BatchClient(service);
+  site = await startTargetSite();
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
+});
+const service = embeddedForSuite(batchServiceOptions());
+beforeAll(() => {
+  client = new BatchClient(service);
 });
 
 /** A key of a new organization with `monthlyCredits` a month. */
