@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { authed, jsonPost, startEmbedded, type EmbeddedOptions, type EmbeddedService } from './embedded.js';
 import { creditTotals } from './ledger.js';
+import { forSuite } from './suite-service.js';
 
 /** An embedded service whose PROXY_POOLS_FILE holds `exits`; health read from the store for every request. */
 export interface PoolService extends EmbeddedService {
@@ -41,4 +42,9 @@ export async function startPoolService(exits: unknown[], options: EmbeddedOption
       pool.remove();
     },
   };
+}
+
+/** startPoolService for a suite (test/support/suite-service.ts): `exits` read in its beforeAll, after the hooks registered before. */
+export function poolServiceForSuite(exits: () => unknown[], options: EmbeddedOptions = {}): PoolService {
+  return forSuite(() => startPoolService(exits(), options));
 }

@@ -9,12 +9,20 @@ import { startEmbedded, type EmbeddedOptions, type EmbeddedService } from './emb
  * depend on what those started.
  */
 export function embeddedForSuite(options: EmbeddedOptions | (() => EmbeddedOptions | Promise<EmbeddedOptions>) = {}): EmbeddedService {
-  let started: EmbeddedService | null = null;
+  return forSuite(async () => startEmbedded(typeof options === 'function' ? await options() : options));
+}
+
+/**
+ * What `start` starts (a service built on `startEmbedded`, such as test/support/pool-service.ts's),
+ * started in the suite's `beforeAll` and stopped in its `afterAll`, read through the object returned.
+ */
+export function forSuite<T extends { stop(): Promise<void> }>(start: () => Promise<T>): T {
+  let started: T | null = null;
   beforeAll(async () => {
-    started = await startEmbedded(typeof options === 'function' ? await options() : options);
+    started = await start();
   });
   afterAll(async () => started?.stop());
-  return new Proxy({} as EmbeddedService, {
+  return new Proxy({} as T, {
     get(_target, name) {
       if (!started) throw new Error('the suite service starts in beforeAll; read it in a hook or a test');
       return Reflect.get(started, name) as unknown;
