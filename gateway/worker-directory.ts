@@ -101,6 +101,20 @@ export class WorkerDirectory {
     return engines;
   }
 
+  /**
+   * Live workers relaying remote browsers of `engine`, not draining and not in `exclude`, the most free
+   * relay slots first by their last heartbeat (a heartbeat can be a period old: a full one is still listed, last).
+   */
+  browserWorkersByRoom(engine: EngineName, exclude: ReadonlySet<string>, now = Date.now()): string[] {
+    this.expire(now);
+    const found: Array<{ id: string; free: number }> = [];
+    for (const { heartbeat } of this.members.values()) {
+      if (heartbeat.engine !== engine || heartbeat.draining || !heartbeat.browser_sessions || exclude.has(heartbeat.id)) continue;
+      found.push({ id: heartbeat.id, free: heartbeat.browser_sessions.capacity - heartbeat.browser_sessions.in_use });
+    }
+    return found.sort((a, b) => b.free - a.free || a.id.localeCompare(b.id)).map((worker) => worker.id);
+  }
+
   summary(now = Date.now()): Record<EngineName, { workers: number; capacity: number; in_flight: number }> {
     const totals = Object.fromEntries(ENGINE_NAMES.map((e) => [e, { workers: 0, capacity: 0, in_flight: 0 }])) as Record<
       EngineName,

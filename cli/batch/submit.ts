@@ -1,3 +1,4 @@
+import type { JobProgress } from '../../lib/batch/job-progress.js';
 import type { ApiClient } from '../client.js';
 import { ApiError } from '../problem.js';
 import type { BatchInput, BatchItem } from './input.js';
@@ -20,18 +21,8 @@ export interface BatchJob {
   [key: string]: unknown;
 }
 
-export interface BatchProgress {
-  total: number;
-  completed: number;
-  succeeded: number;
-  failed: number;
-  cancelled: number;
-  skipped: number;
-  remaining: number;
-  percent_complete: number;
-  credits_charged: number;
-  credits_charged_micro: number;
-}
+/** The job object's `progress`, as the gateway builds it (lib/batch/job-progress.ts). */
+export type BatchProgress = JobProgress;
 
 /**
  * Splits the items so each call stays within 10,000 items and 1 MiB of body (the first call also

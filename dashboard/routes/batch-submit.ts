@@ -2,7 +2,6 @@ import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { KEY_ENVIRONMENTS } from '../../lib/apikeys.js';
 import { getJob } from '../../lib/store/batch/jobs.js';
-import { crawlPageDepths } from '../../lib/store/dashboard/crawls.js';
 import { rethrown } from '../api-client.js';
 import type { DashboardContext } from '../context.js';
 import { notFound, parseInput, projectOfMember } from '../org-access.js';
@@ -51,7 +50,8 @@ export function batchSubmitRoutes(context: DashboardContext): Router {
     if (query.status) search.set('status', query.status);
     const answer = await api.call(job.project_id, job.environment, 'GET', `/v1/batch/${job.id}/results?${search}`);
     if (answer.status >= 400) throw rethrown(answer);
-    // The table shows each item's outcome; the pages themselves are in "Download results".
+    // The table shows each item's outcome (a crawl's page with its depth and parent_url, as the API's
+    // line has them); the pages themselves are in "Download results".
     const items = answer.body
       .split('\n')
       .filter(Boolean)
@@ -59,12 +59,6 @@ export function batchSubmitRoutes(context: DashboardContext): Router {
         const { result: _result, ...item } = JSON.parse(line) as Record<string, unknown>;
         return item;
       });
-    // A crawl's pages carry the depth they were queued at (no depth for a plain batch job).
-    const depths = await crawlPageDepths(db, job.id, items.map((item) => Number(item.seq)));
-    for (const item of items) {
-      const depth = depths.get(Number(item.seq));
-      if (depth !== undefined) item.depth = depth;
-    }
     res.setHeader('Cache-Control', 'no-store');
     res.json({ items, next_cursor: answer.headers.get('x-next-cursor'), limit: ITEMS_PAGE });
   });

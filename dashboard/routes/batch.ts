@@ -4,7 +4,6 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { getJob, JOB_STATUSES, type JobRow } from '../../lib/store/batch/jobs.js';
-import { crawlIdsAmong } from '../../lib/store/dashboard/crawls.js';
 import { rethrown } from '../api-client.js';
 import type { DashboardContext } from '../context.js';
 import { notFound, parseInput, projectOfMember } from '../org-access.js';
@@ -37,10 +36,8 @@ export function batchRoutes(context: DashboardContext): Router {
     const project = await projectOf(res, String(req.params.projectId));
     const query = parseInput(ListQuery, req.query);
     const search = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined));
-    const list = (await api.json(project.id, 'live', 'GET', `/v1/batch${search.size > 0 ? `?${search}` : ''}`)) as { batches: Array<{ id: string; crawl?: boolean }> };
-    // Crawls are batch jobs: the list marks them, and their row links to the crawl page.
-    const crawls = await crawlIdsAmong(db, list.batches.map((job) => job.id));
-    for (const job of list.batches) if (crawls.has(job.id)) job.crawl = true;
+    // Crawls are batch jobs: the API's `kind` marks them, and the page links their row to the crawl page.
+    const list = await api.json(project.id, 'live', 'GET', `/v1/batch${search.size > 0 ? `?${search}` : ''}`);
     res.setHeader('Cache-Control', 'no-store');
     res.json(list);
   });

@@ -1,7 +1,7 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { KEY_ENVIRONMENTS } from '../../lib/apikeys.js';
-import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
+import { jobProgress } from '../../lib/batch/job-progress.js';
 import { progressOf } from '../../lib/store/batch/items.js';
 import { getJob } from '../../lib/store/batch/jobs.js';
 import { listProjectCrawls, type CrawlListRow } from '../../lib/store/dashboard/crawls.js';
@@ -65,25 +65,15 @@ export function crawlRoutes(context: DashboardContext): Router {
 }
 
 function crawlSummary(row: CrawlListRow): Record<string, unknown> {
-  const progress = progressOf(row);
-  const completed = progress.succeeded + progress.failed + progress.cancelled + progress.skipped;
   return {
     id: row.id,
+    kind: row.kind,
     name: row.name ?? undefined,
     url: row.seed_url,
     status: row.status,
     environment: row.environment,
     submitted_at: row.submitted_at.toISOString(),
     finished_at: row.finished_at?.toISOString(),
-    progress: {
-      total: progress.total,
-      completed,
-      succeeded: progress.succeeded,
-      failed: progress.failed,
-      cancelled: progress.cancelled,
-      skipped: progress.skipped,
-      percent_complete: progress.total === 0 ? 0 : Math.floor((completed * 100) / progress.total),
-      credits_charged: Math.floor(progress.creditsChargedMicro / MICRO_PER_CREDIT),
-    },
+    progress: jobProgress(progressOf(row)),
   };
 }

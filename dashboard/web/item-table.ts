@@ -11,8 +11,9 @@ export interface ItemLine {
   request_id?: string;
   credits_micro: number;
   error?: { code: string; detail?: string; retryable: boolean };
-  /** A crawl's page: the depth it was queued at. */
+  /** A crawl's page: the depth it was queued at, and the page it was found on (null: the start URL or a sitemap). */
   depth?: number;
+  parent_url?: string | null;
 }
 interface ItemsPage {
   items: ItemLine[];
@@ -59,7 +60,7 @@ export function itemTable(orgId: string, jobPath: string, options: { crawl?: boo
     next.disabled = !hasNext;
     where.setAttribute('data-items-page', String(index + 1));
     where.textContent = page.items.length > 0 ? `Page ${index + 1}: ${noun}s ${page.items[0].seq + 1} to ${page.items[page.items.length - 1].seq + 1}` : `Page ${index + 1}`;
-    const headers = ['Item', ...(options.crawl ? ['Depth'] : []), 'URL', 'Status', 'Target', 'Attempts', 'Error', 'Credits', 'Request'];
+    const headers = ['Item', ...(options.crawl ? ['Depth'] : []), 'URL', ...(options.crawl ? ['Parent'] : []), 'Status', 'Target', 'Attempts', 'Error', 'Credits', 'Request'];
     body.replaceChildren(
       table(
         headers,
@@ -68,6 +69,7 @@ export function itemTable(orgId: string, jobPath: string, options: { crawl?: boo
           String(item.seq + 1),
           ...(options.crawl ? [item.depth ?? '—'] : []),
           h('span', { class: 'url', title: item.url }, item.url),
+          ...(options.crawl ? [foundOn(item)] : []),
           badge(item.status),
           item.http_status ?? '—',
           item.attempts,
@@ -100,4 +102,10 @@ export function itemTable(orgId: string, jobPath: string, options: { crawl?: boo
     h('p', { class: 'muted' }, `${options.crawl ? 'Pages' : 'Items'} as they finish, 100 to a page, in the order they were queued; "Download results" has them all with their content.`),
   );
   return { element, refresh: load };
+}
+
+/** Where a crawl's page was found: the page linking to it (`parent_url`), else the start URL or a sitemap. */
+function foundOn(item: ItemLine): HTMLElement {
+  if (item.parent_url) return h('span', { class: 'url', title: item.parent_url, 'data-parent-url': item.parent_url }, item.parent_url);
+  return h('span', { class: 'muted', 'data-parent-url': '' }, item.depth === 0 ? 'start URL' : item.depth === undefined ? '—' : 'sitemap');
 }

@@ -1,3 +1,4 @@
+import { jobProgress } from '../../lib/batch/job-progress.js';
 import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
 import { redactParams } from '../../lib/scrape/redact.js';
 import type { Queryable } from '../../lib/store/db.js';
@@ -6,8 +7,7 @@ import { readJobTotals, type JobRow } from '../../lib/store/batch/jobs.js';
 
 /** The batch job object (`BatchJob` in the API reference): required fields always; optional ones only when they have a value. */
 export function jobObject(job: JobRow, progress: Progress, warnings: string[] = []): Record<string, unknown> {
-  const completed = progress.succeeded + progress.failed + progress.cancelled + progress.skipped;
-  const out: Record<string, unknown> = { id: job.id, project_id: job.project_id };
+  const out: Record<string, unknown> = { id: job.id, project_id: job.project_id, kind: job.kind };
   if (job.name !== null) out.name = job.name;
   out.status = job.status;
   if (job.open) out.open = true;
@@ -21,19 +21,7 @@ export function jobObject(job: JobRow, progress: Progress, warnings: string[] = 
   if (job.failure_threshold !== null) out.failure_threshold = Number(job.failure_threshold);
   out.estimated_credits = Math.floor(Number(job.estimated_credits_micro) / MICRO_PER_CREDIT);
   out.estimated_credits_micro = Number(job.estimated_credits_micro);
-  out.progress = {
-    total: progress.total,
-    completed,
-    succeeded: progress.succeeded,
-    failed: progress.failed,
-    cancelled: progress.cancelled,
-    skipped: progress.skipped,
-    remaining: progress.total - completed,
-    percent_complete: progress.total === 0 ? 0 : Math.floor((completed * 100) / progress.total),
-    credits_charged: Math.floor(progress.creditsChargedMicro / MICRO_PER_CREDIT),
-    credits_charged_micro: progress.creditsChargedMicro,
-    bytes: progress.bytes,
-  };
+  out.progress = jobProgress(progress);
   out.submitted_at = job.submitted_at.toISOString();
   if (job.started_at) out.started_at = job.started_at.toISOString();
   if (job.finished_at) out.finished_at = job.finished_at.toISOString();

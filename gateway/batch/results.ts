@@ -2,6 +2,7 @@ import { ServiceError } from '../../lib/errors/index.js';
 import type { Queryable } from '../../lib/store/db.js';
 import { bodyPrefixes, firstUnfinishedSeq, listFinishedItems, type FinishedItemStatus, type ItemRow } from '../../lib/store/batch/items.js';
 import { TERMINAL_JOB_STATUSES, type JobRow } from '../../lib/store/batch/jobs.js';
+import { crawlPageLineage, type PageLineage } from '../../lib/store/crawl-lineage.js';
 
 export const ITEM_RESULT_MAX_BYTES = 524_288;
 export const PAGE_RESULT_MAX_BYTES = 2_097_152;
@@ -45,17 +46,26 @@ export async function resultsPage(db: Queryable, job: JobRow, query: { afterSeq:
     }
   }
   const prefixes = await bodyPrefixes(db, job.id, [...inFull], ITEM_RESULT_MAX_BYTES);
-  const lines = items.map((item) => JSON.stringify(resultLine(item, terminal, prefixes.get(Number(item.seq)))) + '\n');
+  const lineage = job.kind === 'crawl' ? await crawlPageLineage(db, job.id, items.map((item) => Number(item.seq))) : null;
+  const lines = items.map((item) => JSON.stringify(resultLine(item, terminal, prefixes.get(Number(item.seq)), lineage?.get(Number(item.seq)))) + '\n');
   const last = items.at(-1);
   const more = hasMore || (!terminal && last !== undefined);
   return { ndjson: lines.join(''), nextCursor: more && last ? encodeCursor(Number(last.seq)) : null };
 }
 
-/** One result line (docs/batch.md), fields in its order; optional ones only when they have a value. */
-function resultLine(item: ItemRow, terminal: boolean, prefix: Buffer | undefined): Record<string, unknown> {
+/**
+ * One result line (docs/batch.md), fields in its order; optional ones only when they have a value. A
+ * crawl's page also says where it came from, right after its `url`: `depth`, and `parent_url` (null
+ * for the seed and sitemap pages; docs/crawl.md "Result lines").
+ */
+function resultLine(item: ItemRow, terminal: boolean, prefix: Buffer | undefined, lineage: PageLineage | undefined): Record<string, unknown> {
   const line: Record<string, unknown> = { seq: Number(item.seq) };
   if (item.external_id !== null) line.external_id = item.external_id;
   line.url = item.url;
+  if (lineage) {
+    line.depth = lineage.depth;
+    line.parent_url = lineage.parentUrl;
+  }
   line.status = item.status;
   line.attempts = item.attempts;
   if (item.http_status !== null) line.http_status = item.http_status;

@@ -102,7 +102,7 @@ export class BrowserConnections {
       this.logger.error({ err: error, request_id: requestId }, 'remote browser settlement failed');
     }
     await taken.slot?.release();
-    const sessionSaved = taken.session ? await checkInBrowserSession(this.db, taken.session, outcome.cookies).catch(() => false) : null;
+    const sessionSaved = taken.session ? await checkInBrowserSession(this.db, taken.session, outcome.cookies, outcome.localStorage).catch(() => false) : null;
     context.metrics.browserOpen.dec({ engine: params.engine });
     context.metrics.browserConnections.inc({ engine: params.engine, reason: outcome.reason });
     if (charged > 0) context.metrics.creditsCharged.inc({ engine: params.engine }, charged);

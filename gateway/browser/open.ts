@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import { BusError } from '../../lib/bus/bus.js';
 import { browserHoldMicro, type BrowserPrice } from '../../lib/billing/browser-price.js';
 import { ServiceError } from '../../lib/errors/index.js';
-import { BROWSER_OPEN_TYPE, BrowserLeaseSchema, browserSubject, type BrowserOpen } from '../../lib/protocol/index.js';
+import { BROWSER_OPEN_TYPE, BrowserLeaseSchema, browserSubject, browserWorkerSubject, type BrowserLease, type BrowserOpen } from '../../lib/protocol/index.js';
 import { creditAccountOf } from '../auth/credit-account.js';
 import type { GatewayContext } from '../context.js';
 import { principalOf } from '../middleware/auth.js';
@@ -73,14 +73,34 @@ function openRequest(requestId: string, params: BrowserParams, exit: BrowserExit
   };
 }
 
-/** A worker of the engine's pool opens a context and answers the one-time URL of its relay. */
+/**
+ * A worker of the engine's pool opens a context and answers the one-time URL of its relay. The queue
+ * group picks one member; when that one is full (or draining) the lease goes to the other live members
+ * by their own subjects, the most free slots first, each asked once (docs/remote-browser.md "A full worker").
+ */
 async function leaseContext(context: GatewayContext, open: BrowserOpen): Promise<string> {
+  const asked = new Set<string>();
+  let answer = await askForLease(context, browserSubject(open.engine), open, false);
+  while (answer === null || (!answer.ok && answer.busy)) {
+    if (answer?.worker_id) asked.add(answer.worker_id);
+    const next = context.directory.browserWorkersByRoom(open.engine, asked)[0];
+    if (next === undefined) break;
+    asked.add(next);
+    answer = await askForLease(context, browserWorkerSubject(open.engine, next), open, true);
+  }
+  if (answer === null) throw new ServiceError('ERR::INTERNAL::UNAVAILABLE', 'No remote-browser worker answered in time; retry', { retryAfterSeconds: 1 });
+  if (!answer.ok) throw ServiceError.fromWire(answer.error);
+  return answer.relay_url;
+}
+
+/** One lease request; null when a worker asked by its own subject did not answer (it went meanwhile). */
+async function askForLease(context: GatewayContext, subject: string, open: BrowserOpen, direct: boolean): Promise<BrowserLease | null> {
   try {
-    const answer = await context.bus.requestJson(browserSubject(open.engine), open, BrowserLeaseSchema, { timeoutMs: LEASE_TIMEOUT_MS });
+    const answer = await context.bus.requestJson(subject, open, BrowserLeaseSchema, { timeoutMs: LEASE_TIMEOUT_MS });
     if (!answer.ok) throw new ServiceError('ERR::INTERNAL::ERROR', 'Malformed remote-browser lease from a worker');
-    if (!answer.value.ok) throw ServiceError.fromWire(answer.value.error);
-    return answer.value.relay_url;
+    return answer.value;
   } catch (error) {
+    if (direct && error instanceof BusError) return null;
     if (error instanceof BusError && error.kind === 'no_responders') {
       throw new ServiceError('ERR::ENGINE::UNAVAILABLE', `No worker of this deployment serves remote browsers on engine ${open.engine}`);
     }

@@ -20,6 +20,8 @@ export interface RelayOutcome {
   durationMs: number;
   /** The context's cookies the worker sent back before closing, when asked to (a session connection). */
   cookies: WireCookie[] | null;
+  /** The localStorage per origin sent with them, or null (not sent: the session keeps its own). */
+  localStorage: Record<string, Record<string, string>> | null;
 }
 
 export interface RelayOptions {
@@ -41,6 +43,7 @@ export class BrowserRelay {
   private readonly started: number;
   private ending: Promise<void> | null = null;
   private cookies: WireCookie[] | null = null;
+  private localStorage: Record<string, Record<string, string>> | null = null;
   /** Why the gateway asked the worker to end, when it did: the worker's close then ends it for that reason. */
   private asked: RelayEnd | null = null;
   private readonly backstop: NodeJS.Timeout;
@@ -89,7 +92,10 @@ export class BrowserRelay {
 
   private onControl(data: RawData): void {
     const control = readControl(data);
-    if (control && 'cookies' in control) this.cookies = control.cookies;
+    if (control && 'cookies' in control) {
+      this.cookies = control.cookies;
+      this.localStorage = control.local_storage ?? null;
+    }
   }
 
   private end(reason: RelayEnd): Promise<void> {
@@ -97,7 +103,7 @@ export class BrowserRelay {
       clearTimeout(this.backstop);
       const durationMs = this.options.now() - this.started;
       if (this.worker.readyState !== WebSocket.CLOSED) this.worker.terminate();
-      const finalFrame = await this.options.settle({ reason, durationMs, cookies: this.cookies }).catch(() => null);
+      const finalFrame = await this.options.settle({ reason, durationMs, cookies: this.cookies, localStorage: this.localStorage }).catch(() => null);
       if (this.client.readyState === WebSocket.OPEN) {
         if (finalFrame !== null) this.client.send(finalFrame);
         const close = RELAY_CLOSE[reason];

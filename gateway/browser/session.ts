@@ -3,7 +3,7 @@ import type { Db } from '../../lib/store/db.js';
 import { MAX_SESSION_CONTEXT_BYTES, contextBytes, fromWireState, recordUse } from '../../lib/store/sessions/index.js';
 import { LEASE_MARGIN_MS, checkOutSession, findScrapeSession, jobSessionState, returnSession, type SessionCheckout } from '../sessions/scrape-session.js';
 
-/** A session leased for one remote-browser connection: its cookies go in, and come back out at the end. */
+/** A session leased for one remote-browser connection: its cookies and localStorage go in, and come back out at the end. */
 export interface BrowserSessionCheckout {
   checkout: SessionCheckout;
   state: SessionState;
@@ -17,13 +17,19 @@ export async function checkOutBrowserSession(db: Db, rawId: string, organization
 }
 
 /**
- * Saves the cookies the connection ended with (its localStorage and sessionStorage are kept as they
- * were: docs/remote-browser.md "Sessions") and frees the lease. Without cookies (the browser or the
- * worker went) or over 1 MiB, the session keeps its previous context.
+ * Saves the cookies and localStorage the connection ended with (sessionStorage is kept as it was:
+ * docs/remote-browser.md "Sessions") and frees the lease. Without cookies (the browser or the worker
+ * went) or over 1 MiB, the session keeps its previous context; without localStorage (it could not be
+ * read), its previous localStorage.
  */
-export async function checkInBrowserSession(db: Db, taken: BrowserSessionCheckout, cookies: WireCookie[] | null): Promise<boolean> {
+export async function checkInBrowserSession(
+  db: Db,
+  taken: BrowserSessionCheckout,
+  cookies: WireCookie[] | null,
+  localStorage: SessionState['local_storage'] | null = null,
+): Promise<boolean> {
   if (cookies !== null) {
-    const returned = fromWireState({ ...taken.state, cookies }, taken.checkout.context);
+    const returned = fromWireState({ ...taken.state, cookies, local_storage: localStorage ?? taken.state.local_storage }, taken.checkout.context);
     if (contextBytes(returned) <= MAX_SESSION_CONTEXT_BYTES) {
       if (await recordUse(db, taken.checkout.session.id, taken.checkout.holder, returned)) return true;
     }

@@ -92,7 +92,7 @@ async function appendPages({ db, ledger, config: { TEST_MONTHLY_CREDITS: testMon
         queued = queued.slice(0, reservations.length);
       }
     }
-    await insertCrawlPages(tx, crawl.job_id, queued.map((urlKey, index) => ({ urlKey, seq: total + index, depth })));
+    await insertCrawlPages(tx, crawl.job_id, queued.map((urlKey, index) => ({ urlKey, seq: total + index, depth, parentSeq: item.seq })));
     await insertItems(tx, crawl.job_id, queued.map((url, index) => ({
       seq: total + index, url, external_id: null, overrides: {}, hold_micro: crawl.item_hold_micro, reservation_id: reservations[index],
     })));

@@ -48,7 +48,7 @@ export async function createCrawl(context: GatewayContext, principal: Principal,
       name: label, concurrency: slots, priority: rank, max_attempts: attempts, credit_budget: budget, webhook_endpoint_id: webhook,
     };
     return await createJob(context, principal, submission, async (tx, jobId, items) => {
-      await updateJob(tx, jobId, { open: false });
+      await updateJob(tx, jobId, { open: false, kind: 'crawl' });
       await insertCrawl(tx, {
         job_id: jobId, seed_url: seedKey, rules, robots_txt: robots?.text ?? null, robots_unreachable: robots?.unreachable ?? false,
         item_hold_micro: items[0].holdMicro, stopped_reason: null,

@@ -1,5 +1,5 @@
 import { FINISHED_ITEM_STATUSES } from '../../lib/store/batch/items.js';
-import { JOB_STATUSES } from '../../lib/store/batch/jobs.js';
+import { JOB_KINDS, JOB_STATUSES } from '../../lib/store/batch/jobs.js';
 import { JOB_LIST_PARAMETERS, RESULTS_PARAMETERS } from '../batch/batch-query.js';
 import { ItemSchema, RunControlsSchema } from '../batch/submission.js';
 import { jsonContent, jsonSchemaOf, NO_STORE, ref } from './components.js';
@@ -29,10 +29,11 @@ export const BATCH_SUBMISSION_SCHEMA: JsonSchema = {
 /** The batch job object (gateway/batch/job-view.ts); optional members only when they have a value. */
 export const BATCH_JOB_SCHEMA: JsonSchema = {
   type: 'object',
-  required: ['id', 'project_id', 'status', 'status_url', 'results_url', 'params', 'total_items', 'concurrency', 'priority', 'max_attempts', 'estimated_credits', 'estimated_credits_micro', 'progress', 'submitted_at', 'results_expire_at'],
+  required: ['id', 'project_id', 'kind', 'status', 'status_url', 'results_url', 'params', 'total_items', 'concurrency', 'priority', 'max_attempts', 'estimated_credits', 'estimated_credits_micro', 'progress', 'submitted_at', 'results_expire_at'],
   properties: {
     id: { type: 'string' },
     project_id: { type: 'string' },
+    kind: { type: 'string', enum: [...JOB_KINDS], description: '`crawl` for a job created by POST /v1/crawl (docs/crawl.md), `batch` for one created by POST /v1/batch.' },
     name: { type: 'string' },
     status: { type: 'string', enum: [...JOB_STATUSES] },
     open: { type: 'boolean' },
@@ -55,6 +56,45 @@ export const BATCH_JOB_SCHEMA: JsonSchema = {
     error_code: { type: 'string' },
     error_message: { type: 'string' },
     warnings: { type: 'array', items: { type: 'string' } },
+  },
+};
+
+/** One line of GET /v1/batch/{batchID}/results (gateway/batch/results.ts); optional members only when they have a value. */
+export const BATCH_RESULT_LINE_SCHEMA: JsonSchema = {
+  type: 'object',
+  description: 'One line of `GET /v1/batch/{batchID}/results` (application/x-ndjson), members in this order (docs/batch.md "Results").',
+  required: ['seq', 'url', 'status', 'attempts', 'credits_micro', 'bytes', 'duration_ms'],
+  properties: {
+    seq: { type: 'integer', description: '0-based position in submission order (a crawl: in the order pages were queued).' },
+    external_id: { type: 'string' },
+    url: { type: 'string', description: 'Target as submitted (a crawl: the page, normalised).' },
+    depth: { type: 'integer', minimum: 0, description: 'Only on the lines of a crawl (`kind` crawl): links followed from the seed to this page; the seed is 0, sitemap pages 1 (docs/crawl.md "Result lines").' },
+    parent_url: {
+      type: ['string', 'null'],
+      description: 'Only on the lines of a crawl: the `url` of the page this one was first found on, so another line of the same results; null for the seed and sitemap pages.',
+    },
+    status: { type: 'string', enum: [...FINISHED_ITEM_STATUSES] },
+    attempts: { type: 'integer' },
+    http_status: { type: 'integer' },
+    request_id: { type: 'string' },
+    credits_micro: { type: 'integer' },
+    bytes: { type: 'integer' },
+    duration_ms: { type: 'integer' },
+    result: {
+      type: 'object',
+      description: 'Only once the job is terminal, on `succeeded` lines: `{content_type, bytes, content}`, or with `truncated`, `omitted` or `unavailable` (docs/batch.md "Results").',
+      properties: {
+        content_type: { type: 'string' },
+        bytes: { type: 'integer' },
+        content_encoding: { type: 'string', enum: ['base64'] },
+        truncated: { type: 'boolean' },
+        omitted: { type: 'boolean' },
+        unavailable: { type: 'boolean' },
+        content: { type: 'string' },
+      },
+    },
+    error: { type: 'object', required: ['code', 'retryable'], properties: { code: { type: 'string' }, retryable: { type: 'boolean' }, detail: { type: 'string' } } },
+    finished_at: { type: 'string', format: 'date-time' },
   },
 };
 
@@ -100,6 +140,7 @@ export const batchOperations: OperationSpec[] = [
     operationId: 'listBatches',
     tag: 'Batch',
     summary: "List the project's batch jobs, newest first",
+    description: 'Crawls are batch jobs and are listed too: `kind` tells them apart.',
     access: 'batch',
     parameters: Object.values(LIST_QUERY),
     responses: [
@@ -161,7 +202,7 @@ export const batchOperations: OperationSpec[] = [
     responses: [
       {
         status: 200,
-        description: 'One JSON object per finished item, in item order.',
+        description: 'One JSON object per finished item, in item order: each a `BatchResultLine` (components/schemas/BatchResultLine).',
         headers: ['Cache-Control', 'X-Next-Cursor', 'Link'],
         content: { 'application/x-ndjson': { schema: { type: 'string' } } },
       },

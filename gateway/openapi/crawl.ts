@@ -42,7 +42,9 @@ export const crawlOperations: OperationSpec[] = [
     operationId: 'createCrawl',
     tag: 'Crawl',
     summary: 'Crawl a site from one URL',
-    description: 'A batch job whose items are discovered: the `/v1/batch/{batchID}` routes (results, cancel, retry) take its id. robots.txt and sitemaps are read before the answer.',
+    description:
+      'A batch job (`kind` crawl) whose items are discovered: the `/v1/batch/{batchID}` routes (results, cancel, retry) take its id; ' +
+      'its result lines also have `depth` and `parent_url` (BatchResultLine). robots.txt and sitemaps are read before the answer.',
     access: 'batch',
     requestBody: { required: true, description: 'Seed, rules and scrape parameters.', schema: ref('CrawlRequest') },
     responses: [{ status: 202, description: 'The crawl, queued with its seed (and sitemap pages).', content: jsonContent(ref('Crawl')) }],

@@ -1,5 +1,5 @@
 import { accountOperations, ACCOUNT_SCHEMAS } from './account.js';
-import { BATCH_JOB_SCHEMA, BATCH_SUBMISSION_SCHEMA, batchOperations } from './batch.js';
+import { BATCH_JOB_SCHEMA, BATCH_RESULT_LINE_SCHEMA, BATCH_SUBMISSION_SCHEMA, batchOperations } from './batch.js';
 import { CRAWL_SCHEMAS, crawlOperations } from './crawl.js';
 import { commonErrors, commonHeaders, components, errorResponses, headerRefs } from './components.js';
 import { platformOperations } from './platform.js';
@@ -93,6 +93,7 @@ export function buildOpenApiDocument(options: { version: string; docsUrl: string
       ScrapeEnvelope: SCRAPE_ENVELOPE_SCHEMA,
       BatchSubmission: BATCH_SUBMISSION_SCHEMA,
       BatchJob: BATCH_JOB_SCHEMA,
+      BatchResultLine: BATCH_RESULT_LINE_SCHEMA,
       CreateSession: CREATE_SESSION_SCHEMA,
       Session: SESSION_SCHEMA,
       ...ACCOUNT_SCHEMAS,

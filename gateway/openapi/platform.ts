@@ -81,7 +81,7 @@ export const platformOperations: OperationSpec[] = [
       { name: 'proxy', in: 'query', description: 'Your proxy URL; every connection of the browser goes through it, behind the egress guard.', schema: { type: 'string' } },
       { name: 'premium_proxy', in: 'query', description: 'One residential exit of the managed pool for the whole connection (residential price).', schema: { type: 'boolean', default: false } },
       { name: 'proxy_country', in: 'query', description: 'ISO 3166-1 alpha-2 country of the residential exit; needs premium_proxy=true.', schema: { type: 'string' } },
-      { name: 'session_id', in: 'query', description: "A session whose cookies the context starts with; the context's cookies are saved back when the connection ends.", schema: { type: 'string' } },
+      { name: 'session_id', in: 'query', description: "A session whose cookies and localStorage (per origin) the context starts with; both are saved back when the connection ends (docs/remote-browser.md \"Sessions\").", schema: { type: 'string' } },
       { name: 'apikey', in: 'query', description: 'The API key, when the client cannot send Authorization (also `api_key`).', schema: { type: 'string' } },
     ],
     responses: [{ status: 101, description: 'Switched to the CDP WebSocket.', headers: ['X-Request-Id', 'X-Credits-Reserved'] }],

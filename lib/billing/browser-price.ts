@@ -1,10 +1,10 @@
-import { ENGINE_PRICE_CREDITS, MICRO_PER_CREDIT } from './prices.js';
+import { engineCostMicro } from './cost.js';
 
 /**
  * The remote browser's money (docs/remote-browser.md "Money"), in one place: the price of a started
- * minute is the engine's datacenter scrape price (residential through a managed pool's residential
- * exit); the reservation is the whole TTL's minutes; the charge is the started minutes, at most the
- * reservation.
+ * minute is what a scrape on the engine costs (cost.ts's engineCostMicro, the one price function of
+ * scrapes and batch items): datacenter, or residential through a managed pool's residential exit; the
+ * reservation is the whole TTL's minutes; the charge is the started minutes, at most the reservation.
  */
 export interface BrowserPrice {
   engine: 'chromium' | 'obscura';
@@ -14,7 +14,8 @@ export interface BrowserPrice {
 const MINUTE_MS = 60_000;
 
 export function browserMinuteMicro(price: BrowserPrice): number {
-  return ENGINE_PRICE_CREDITS[price.engine][price.tier] * MICRO_PER_CREDIT;
+  // A remote browser is priced as a scrape with no add-ons: premium_proxy exactly when its exit is residential.
+  return engineCostMicro(price.engine, { premium_proxy: price.tier === 'residential', proxy: null, ai_extract: null, max_cost: null, allowed_status_codes: [] });
 }
 
 /** Reserved before the upgrade: every started minute of the TTL. */

@@ -14,6 +14,14 @@ export function browserSubject(engine: BrowserEngineName): string {
   return `${SUBJECT_PREFIX}.browser.${engine}`;
 }
 
+/**
+ * One worker's own lease subject: the gateway asks it directly when the queue group's member was full
+ * (docs/remote-browser.md "Transport", "A full worker").
+ */
+export function browserWorkerSubject(engine: BrowserEngineName, workerId: string): string {
+  return `${browserSubject(engine)}.${workerId}`;
+}
+
 /** The default relay port of a worker pod (the operator's ScrapeEngine `remoteBrowser.port`); the embedded default takes any free port. */
 export const DEFAULT_RELAY_PORT = 9300;
 
@@ -40,14 +48,20 @@ export const BrowserOpenSchema = z.object({
   upstream_proxy: z.string().nullable(),
   /** The upstream is a managed pool exit: the deployment's own, not checked as a caller's proxy is. */
   upstream_trusted: z.boolean(),
-  /** Cookies loaded into the connection's context before the client sees it. */
+  /** Cookies and localStorage loaded into the connection's context before the client sees it. */
   session: SessionStateSchema.nullable(),
 });
 export type BrowserOpen = z.infer<typeof BrowserOpenSchema>;
 
 export const BrowserLeaseSchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), worker_id: z.string(), relay_url: z.string() }),
-  z.object({ ok: z.literal(false), error: WireErrorSchema }),
+  z.object({
+    ok: z.literal(false),
+    error: WireErrorSchema,
+    /** The refusing worker and whether it refused because every relay slot was taken: the gateway then asks another. */
+    worker_id: z.string().optional(),
+    busy: z.boolean().optional(),
+  }),
 ]);
 export type BrowserLease = z.infer<typeof BrowserLeaseSchema>;
 
@@ -61,8 +75,11 @@ export const ControlSchema = z.object({
   trawler: z.union([
     /** Gateway -> worker: the client went; save what is to be saved and close. */
     z.object({ end: z.literal('client') }),
-    /** Worker -> gateway, just before its close: the context's cookies at the end. */
-    z.object({ cookies: z.array(WireCookieSchema) }),
+    /**
+     * Worker -> gateway, just before its close: the context's cookies at the end, and the localStorage of
+     * the origins its pages went to (absent when it could not be read: the session keeps its own).
+     */
+    z.object({ cookies: z.array(WireCookieSchema), local_storage: SessionStateSchema.shape.local_storage.optional() }),
   ]),
 });
 export type Control = z.infer<typeof ControlSchema>;

@@ -15,6 +15,8 @@ export interface CrawlPage {
   urlKey: string;
   seq: number;
   depth: number;
+  /** The item whose page linked to this one; absent for the seed and sitemap pages. */
+  parentSeq?: number;
 }
 
 export async function insertCrawl(db: Queryable, row: CrawlRow): Promise<void> {
@@ -38,9 +40,9 @@ export async function stopCrawl(db: Queryable, jobId: string, reason: string): P
 export async function insertCrawlPages(db: Queryable, jobId: string, pages: CrawlPage[]): Promise<void> {
   if (pages.length === 0) return;
   await db.query(
-    `INSERT INTO crawl_pages (job_id, url_key, seq, depth)
-     SELECT $1, x.url_key, x.seq, x.depth FROM jsonb_to_recordset($2::jsonb) AS x(url_key text, seq bigint, depth integer)`,
-    [jobId, JSON.stringify(pages.map((page) => ({ url_key: page.urlKey, seq: page.seq, depth: page.depth })))],
+    `INSERT INTO crawl_pages (job_id, url_key, seq, depth, parent_seq)
+     SELECT $1, x.url_key, x.seq, x.depth, x.parent_seq FROM jsonb_to_recordset($2::jsonb) AS x(url_key text, seq bigint, depth integer, parent_seq bigint)`,
+    [jobId, JSON.stringify(pages.map((page) => ({ url_key: page.urlKey, seq: page.seq, depth: page.depth, parent_seq: page.parentSeq ?? null })))],
   );
 }
 

@@ -133,6 +133,16 @@ describe('the OpenAPI document', () => {
     expect(checked).toBeGreaterThan(60);
   });
 
+  it('documents every member of the job objects GET /v1/batch answers, kind included', async () => {
+    const listed = (await (await fetch(`${service.url}/v1/batch`, authed(key))).json()) as { batches: Record<string, unknown>[] };
+    expect(listed.batches.length).toBeGreaterThan(0);
+    const schema = document.components.schemas.BatchJob as Schema & { required: string[]; properties: Record<string, { enum?: string[] }> };
+    for (const job of listed.batches) expect(Object.keys(job).filter((member) => !(member in schema.properties))).toEqual([]);
+    expect(listed.batches.map((job) => job.kind)).toContain('batch');
+    expect(schema.required).toContain('kind');
+    expect(schema.properties.kind.enum).toEqual(['batch', 'crawl']);
+  });
+
   it('gives every error response the problem+json schema and catalogue codes', () => {
     for (const methods of Object.values(document.paths)) {
       for (const operation of Object.values(methods) as { responses: Record<string, { content?: Record<string, unknown>; 'x-error-codes'?: string[] }> }[]) {

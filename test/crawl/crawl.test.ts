@@ -305,3 +305,49 @@ describe('POST /v1/map', () => {
     expect(limited.links).toHaveLength(2);
   });
 });
+
+describe('where each page came from, and crawls among the batch jobs', () => {
+  it('gives every result line of a crawl its depth and parent_url (null for the seed and sitemap pages); a batch job\'s lines have neither', async () => {
+    site = await startGeneratedSite({
+      robots: 'User-agent: *\nSitemap: {origin}/sm.xml\n',
+      sitemaps: { '/sm.xml': urlset(['/from-sitemap']) },
+      // /b is linked from / and from /a: / is sorted first (it is the only page at depth 0), so it is /b's parent.
+      pages: { '/': ['/a', '/b'], '/a': ['/a/deeper', '/b'], '/a/deeper': ['/'], '/b': [], '/from-sitemap': ['/sitemap-child'], '/sitemap-child': [] },
+    });
+    const origin = site.origin;
+    const created = await crawl({ url: `${origin}/`, scrape: { cache: false } });
+    expect(created.kind).toBe('crawl');
+    await crawlDone(created.id as string);
+    const { lines } = await client.results(created.id as string);
+    const origins = Object.fromEntries(lines.map((line) => [line.url as string, { depth: line.depth, parent_url: line.parent_url }]));
+    expect(origins).toEqual({
+      [`${origin}/`]: { depth: 0, parent_url: null },
+      [`${origin}/from-sitemap`]: { depth: 1, parent_url: null },
+      [`${origin}/a`]: { depth: 1, parent_url: `${origin}/` },
+      [`${origin}/b`]: { depth: 1, parent_url: `${origin}/` },
+      [`${origin}/a/deeper`]: { depth: 2, parent_url: `${origin}/a` },
+      [`${origin}/sitemap-child`]: { depth: 2, parent_url: `${origin}/from-sitemap` },
+    });
+    // Right after `url`, as docs/crawl.md shows them; every member is in the reference's BatchResultLine.
+    expect(Object.keys(lines[0]).slice(0, 5)).toEqual(['seq', 'url', 'depth', 'parent_url', 'status']);
+    const reference = (await (await fetch(`${service.url}/v1/openapi.json`)).json()) as { components: { schemas: Record<string, { properties: Json; required?: string[] }> } };
+    const documented = Object.keys(reference.components.schemas.BatchResultLine.properties);
+    for (const line of lines) expect(Object.keys(line).filter((member) => !documented.includes(member))).toEqual([]);
+
+    const batch = await client.submit({ urls: [`${origin}/a`], cache: false });
+    expect(batch.kind).toBe('batch');
+    await client.waitTerminal(batch.id as string);
+    const [line] = (await client.results(batch.id as string)).lines;
+    expect(line.status).toBe('succeeded');
+    expect('depth' in line || 'parent_url' in line).toBe(false);
+
+    // GET /v1/batch lists both, telling them apart; the kind is documented as the job object's.
+    const listed = (await (await client.get('/v1/batch?limit=200')).json()) as { batches: Json[] };
+    const kinds = Object.fromEntries(listed.batches.map((job) => [job.id as string, job.kind]));
+    expect(kinds[created.id as string]).toBe('crawl');
+    expect(kinds[batch.id as string]).toBe('batch');
+    expect(listed.batches.every((job) => job.kind === 'crawl' || job.kind === 'batch')).toBe(true);
+    expect(reference.components.schemas.BatchJob.required).toContain('kind');
+    expect((reference.components.schemas.BatchJob.properties.kind as Json).enum).toEqual(['batch', 'crawl']);
+  });
+});

@@ -82,6 +82,12 @@ describe('crawls from the dashboard, in Chromium', { timeout: 240_000 }, () => {
     await page.locator('[data-items-page="1"]', { hasText: 'pages 1 to 100' }).waitFor(WAIT);
     expect(await itemNumbers()).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     expect(await page.locator('.item-table tbody tr').first().locator('td').nth(1).innerText()).toBe('0');
+    // Where each page came from (the result line's depth and parent_url): the seed is the start URL, the pages it links to name it.
+    expect(await page.locator('.item-table thead th').allTextContents()).toEqual(expect.arrayContaining(['Depth', 'Parent']));
+    const cells = (row: number) => page.locator('.item-table tbody tr').nth(row).locator('td');
+    expect(await cells(0).nth(3).innerText()).toBe('start URL');
+    expect(await cells(1).nth(1).innerText()).toBe('1');
+    expect(await cells(1).nth(3).innerText()).toBe(`${site.origin}/`);
     await shot('01-crawl-page');
     await page.getByRole('button', { name: 'Next →' }).click();
     await page.locator('[data-items-page="2"]').waitFor(WAIT);
@@ -107,6 +113,7 @@ describe('crawls from the dashboard, in Chromium', { timeout: 240_000 }, () => {
     await row.waitFor(WAIT);
     expect(await row.innerText()).toContain(`${site.origin}/`);
     expect(await row.innerText()).toContain('110/110');
+    expect(await row.getByRole('link', { name: 'Open' }).getAttribute('href')).toContain(`/crawl/`);
     await shot('02-crawl-list');
     await open('Batch jobs');
     const batchRow = page.locator('tr', { hasText: 'site crawl' });

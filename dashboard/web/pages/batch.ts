@@ -1,74 +1,22 @@
 import { api } from '../api.js';
-import { badge, copyButton, field, h, table, when } from '../dom.js';
+import { badge, copyButton, field, h, when } from '../dom.js';
 import { itemTable } from '../item-table.js';
+import { cancellable, jobControl, jobList, progressLines, TERMINAL, type Job } from '../job-list.js';
 import { act, section, type Page, type PageContext } from '../shell.js';
-import { projectPicker } from './project-picker.js';
-
-export interface Job {
-  id: string;
-  /** Set by the dashboard on a crawl's row in the list (a crawl is a batch job). */
-  crawl?: boolean;
-  name?: string;
-  status: string;
-  open?: boolean;
-  total_items: number;
-  progress: { total: number; completed: number; succeeded: number; failed: number; cancelled: number; skipped: number; percent_complete: number; credits_charged: number };
-  submitted_at: string;
-  finished_at?: string;
-  environment?: string;
-  error_message?: string;
-  params?: Record<string, unknown>;
-  estimated_credits?: number;
-}
-const TERMINAL = ['completed', 'failed', 'cancelled'];
-
-/**
- * Of the finished share: green for the items that succeeded, red for those that failed, grey for those
- * cancelled or skipped. A job with failures, or a cancelled one, is never all green.
- */
-export function progressBar(job: Pick<Job, 'progress'>): HTMLElement {
-  const { succeeded, failed, cancelled, skipped } = job.progress;
-  const classes = ['progress-fill', failed > 0 ? 'has-failed' : '', cancelled + skipped > 0 ? 'has-stopped' : ''].filter(Boolean).join(' ');
-  const bar = h('div', { class: classes });
-  bar.style.width = `${job.progress.percent_complete}%`;
-  const finished = succeeded + failed + cancelled + skipped;
-  if (finished > 0) {
-    bar.style.setProperty('--ok-share', `${(succeeded * 100) / finished}%`);
-    bar.style.setProperty('--failed-end', `${((succeeded + failed) * 100) / finished}%`);
-  }
-  return h('div', { class: 'progress', role: 'progressbar', 'aria-valuenow': job.progress.percent_complete, 'aria-valuemin': 0, 'aria-valuemax': 100 }, bar);
-}
 
 export const batchPage: Page = async (context) => (context.params[1] ? jobPage(context, context.params[0], context.params[1]) : listPage(context));
 
-async function listPage({ org, navigate, every }: PageContext): Promise<HTMLElement> {
-  const results = h('div', {});
-  const errors = h('div', {});
-  let projectId = '';
-  const load = async () => {
-    if (!projectId) return void results.replaceChildren(h('p', { class: 'empty' }, 'No project.'));
-    const answer = await api<{ batches: Job[] }>('GET', `/orgs/${org.id}/projects/${projectId}/batch`);
-    results.replaceChildren(
-      table(
-        ['Job', 'Status', 'Progress', 'Items', 'Credits', 'Submitted', ''],
-        answer.batches.map((job) => [
-          h('span', {}, job.name ?? h('code', {}, job.id), job.crawl ? [' ', badge('crawl', 'test')] : null),
-          statusBadge(job),
-          progressBar(job),
-          `${job.progress.completed}/${job.progress.total}`,
-          job.progress.credits_charged,
-          when(job.submitted_at),
-          h('a', { href: `#/o/${org.id}/${job.crawl ? 'crawl' : 'batch'}/${projectId}/${job.id}` }, 'Open'),
-        ]),
-        'No batch jobs in this project yet: start one above, or with POST /v1/batch or `trawler batch run`.',
-      ),
-    );
-  };
-  const picker = await projectPicker(org, (id) => ((projectId = id), void act(errors, load)));
-  projectId = picker.value;
-  await load();
-  every(2000, () => void load().catch(() => undefined));
-  return h('div', {}, h('h1', {}, 'Batch jobs'), section('Project', picker.element), errors, newBatch(org, () => projectId, navigate), section('Jobs', results));
+async function listPage(context: PageContext): Promise<HTMLElement> {
+  const { org, navigate } = context;
+  const jobs = await jobList(context, {
+    read: async (projectId) => ({ rows: (await api<{ batches: Job[] }>('GET', `/orgs/${org.id}/projects/${projectId}/batch`)).batches }),
+    noun: 'Job',
+    count: 'Items',
+    // A crawl is a batch job: marked, and its row opens the crawl page.
+    name: (job) => h('span', {}, job.name ?? h('code', {}, job.id), job.kind === 'crawl' ? [' ', badge('crawl', 'test')] : null),
+    empty: 'No batch jobs in this project yet: start one above, or with POST /v1/batch or `trawler batch run`.',
+  });
+  return h('div', {}, h('h1', {}, 'Batch jobs'), jobs.picker, jobs.errors, newBatch(org, jobs.projectId, navigate), section('Jobs', jobs.list));
 }
 
 async function jobPage({ org, every }: PageContext, projectId: string, jobId: string): Promise<HTMLElement> {
@@ -76,24 +24,18 @@ async function jobPage({ org, every }: PageContext, projectId: string, jobId: st
   const body = h('div', {});
   const errors = h('div', {});
   const render = (job: Job) => {
-    const control = (action: string, label: string, enabled: boolean) => {
-      const button = h('button', { class: action === 'cancel' ? 'danger' : 'secondary', disabled: !enabled }, label);
-      button.addEventListener('click', () => void act(errors, async () => render(await unwrap(await api('POST', `${path}/${action}`))), button));
-      return button;
-    };
+    const control = (action: 'cancel' | 'retry' | 'close', label: string, enabled: boolean) => jobControl(errors, path, action, label, enabled, render);
     body.replaceChildren(
       h('h1', {}, 'Batch job ', h('code', {}, job.name ?? job.id)),
       h('p', { class: 'inline-code' }, 'Job id ', h('code', { 'data-job-id': job.id }, job.id), copyButton(() => job.id, 'Copy id')),
       section(
         'Progress',
-        h('div', { class: 'row' }, h('span', {}, 'Status: '), h('span', { 'data-job-status': job.status }, statusBadge(job))),
-        progressBar(job),
-        h('p', {}, `${job.progress.completed} of ${job.progress.total} done (${job.progress.percent_complete}%): ${job.progress.succeeded} succeeded, ${job.progress.failed} failed, ${job.progress.cancelled} cancelled, ${job.progress.skipped} skipped · ${job.progress.credits_charged} credits`),
+        ...progressLines(job),
         job.error_message ? h('p', { class: 'alert' }, job.error_message) : null,
         h(
           'div',
           { class: 'row' },
-          control('cancel', 'Cancel', !TERMINAL.includes(job.status) && job.status !== 'cancelling'),
+          control('cancel', 'Cancel', cancellable(job)),
           control('retry', 'Retry failed', job.progress.failed > 0),
           control('close', 'Close', job.open === true),
           h('a', { class: 'button', href: `/api${path}/results`, download: `batch-${job.id}.ndjson` }, 'Download results'),
@@ -123,18 +65,6 @@ async function jobPage({ org, every }: PageContext, projectId: string, jobId: st
   await refresh();
   every(1000, () => void refresh().catch(() => undefined));
   return h('div', {}, h('p', {}, h('a', { href: `#/o/${org.id}/batch` }, '← Batch jobs')), errors, body);
-}
-
-/** retry answers { job, items_reset }; cancel and close answer the job itself. */
-export async function unwrap(answer: unknown): Promise<Job> {
-  const value = answer as Job & { job?: Job };
-  return value.job ?? value;
-}
-
-/** "completed" with failed items says so, in amber, instead of a plain green "completed". */
-export function statusBadge(job: Pick<Job, 'status' | 'progress'>): HTMLElement {
-  if (job.status === 'completed' && job.progress.failed > 0) return badge(`completed, ${job.progress.failed} failed`, 'completed_with_errors');
-  return badge(job.status);
 }
 
 function heldNote(job: Job): HTMLElement | null {

@@ -1,10 +1,9 @@
 import { api } from '../api.js';
 import { codeBlock, copyButton, field, h, table, when } from '../dom.js';
 import { itemTable } from '../item-table.js';
+import { cancellable, jobControl, jobList, progressLines, type Job, type ListedJob } from '../job-list.js';
 import { act, section, type Page, type PageContext } from '../shell.js';
-import { progressBar, statusBadge, unwrap, type Job } from './batch.js';
 import { gatewayUrl, type PlaygroundInfo } from './playground.js';
-import { projectPicker } from './project-picker.js';
 
 interface CrawlFacts {
   url: string;
@@ -17,11 +16,10 @@ interface CrawlFacts {
   by_depth: Array<{ depth: number; queued: number; skipped: Record<string, number> }>;
 }
 type Crawl = Job & { crawl: CrawlFacts };
-interface CrawlRow extends Pick<Job, 'id' | 'name' | 'status' | 'progress' | 'submitted_at' | 'environment'> {
+interface CrawlRow extends ListedJob {
   url: string;
 }
 
-const TERMINAL = ['completed', 'failed', 'cancelled'];
 /** docs/crawl.md "Which links are followed": what each skip reason means, said where it is counted. */
 const SKIP_MEANING: Record<string, string> = {
   blocked_address: 'private or loopback address',
@@ -37,46 +35,30 @@ const SKIP_MEANING: Record<string, string> = {
 
 export const crawlPage: Page = async (context) => (context.params[1] ? onePage(context, context.params[0], context.params[1]) : listPage(context));
 
-async function listPage({ org, navigate, every }: PageContext): Promise<HTMLElement> {
-  const results = h('div', {});
-  const errors = h('div', {});
-  let projectId = '';
-  const load = async () => {
-    if (!projectId) return void results.replaceChildren(h('p', { class: 'empty' }, 'No project.'));
-    const answer = await api<{ crawls: CrawlRow[]; limit: number }>('GET', `/orgs/${org.id}/projects/${projectId}/crawls`);
-    results.replaceChildren(
-      table(
-        ['Crawl', 'Seed', 'Status', 'Progress', 'Pages', 'Credits', 'Submitted', ''],
-        answer.crawls.map((crawl) => [
-          crawl.name ?? h('code', {}, crawl.id),
-          h('span', { class: 'url', title: crawl.url }, crawl.url),
-          statusBadge(crawl),
-          progressBar(crawl),
-          `${crawl.progress.completed}/${crawl.progress.total}`,
-          crawl.progress.credits_charged,
-          when(crawl.submitted_at),
-          h('a', { href: `#/o/${org.id}/crawl/${projectId}/${crawl.id}` }, 'Open'),
-        ]),
-        'No crawl in this project yet: start one above, or with POST /v1/crawl or `trawler crawl URL`.',
-      ),
-      answer.crawls.length >= answer.limit ? h('p', { class: 'muted' }, `The ${answer.limit} newest; older crawls are in Batch jobs (a crawl is a batch job).`) : '',
-    );
-  };
-  const picker = await projectPicker(org, (id) => ((projectId = id), void act(errors, load)));
-  projectId = picker.value;
+async function listPage(context: PageContext): Promise<HTMLElement> {
+  const { org, navigate } = context;
+  const crawls = await jobList<CrawlRow>(context, {
+    read: async (projectId) => {
+      const answer = await api<{ crawls: CrawlRow[]; limit: number }>('GET', `/orgs/${org.id}/projects/${projectId}/crawls`);
+      const note = answer.crawls.length >= answer.limit ? `The ${answer.limit} newest; older crawls are in Batch jobs (a crawl is a batch job).` : undefined;
+      return { rows: answer.crawls, note };
+    },
+    noun: 'Crawl',
+    count: 'Pages',
+    extra: [['Seed', (crawl) => h('span', { class: 'url', title: crawl.url }, crawl.url)]],
+    empty: 'No crawl in this project yet: start one above, or with POST /v1/crawl or `trawler crawl URL`.',
+  });
   const base = gatewayUrl(await api<PlaygroundInfo>('GET', `/orgs/${org.id}/playground`));
-  await load();
-  every(2000, () => void load().catch(() => undefined));
   return h(
     'div',
     {},
     h('h1', {}, 'Crawls'),
     h('p', { class: 'muted' }, 'A crawl scrapes a site from one URL, following its links and sitemap within the rules you set. Each page is a batch item: held at its price when queued, charged only when it succeeds. A map lists a site\'s URLs without scraping them, for no credits.'),
-    section('Project', picker.element),
-    errors,
-    newCrawl(org, base, () => projectId, navigate),
-    section('Crawls', results),
-    mapSection(org, () => projectId),
+    crawls.picker,
+    crawls.errors,
+    newCrawl(org, base, crawls.projectId, navigate),
+    section('Crawls', crawls.list),
+    mapSection(org, crawls.projectId),
   );
 }
 
@@ -225,11 +207,7 @@ async function onePage({ org, every }: PageContext, projectId: string, jobId: st
   const pages = itemTable(org.id, batchPath, { crawl: true });
   let shownFinished = -1;
   const render = (crawl: Crawl) => {
-    const control = (action: string, label: string, enabled: boolean) => {
-      const button = h('button', { class: action === 'cancel' ? 'danger' : 'secondary', disabled: !enabled }, label);
-      button.addEventListener('click', () => void act(errors, async () => void (await unwrap(await api('POST', `${batchPath}/${action}`)), await refresh()), button));
-      return button;
-    };
+    const control = (action: 'cancel' | 'retry', label: string, enabled: boolean) => jobControl(errors, batchPath, action, label, enabled, refresh);
     const facts = crawl.crawl;
     const skippedRows = Object.entries(facts.skipped).filter(([, count]) => count > 0);
     body.replaceChildren(
@@ -237,9 +215,7 @@ async function onePage({ org, every }: PageContext, projectId: string, jobId: st
       h('p', { class: 'inline-code' }, 'Crawl id ', h('code', { 'data-job-id': crawl.id }, crawl.id), copyButton(() => crawl.id, 'Copy id'), ' · start URL ', h('a', { href: facts.url, target: '_blank', rel: 'noopener noreferrer' }, facts.url)),
       section(
         'Progress',
-        h('div', { class: 'row' }, h('span', {}, 'Status: '), h('span', { 'data-job-status': crawl.status }, statusBadge(crawl))),
-        progressBar(crawl),
-        h('p', {}, `${crawl.progress.completed} of ${crawl.progress.total} pages done (${crawl.progress.percent_complete}%): ${crawl.progress.succeeded} succeeded, ${crawl.progress.failed} failed, ${crawl.progress.cancelled} cancelled, ${crawl.progress.skipped} skipped · ${crawl.progress.credits_charged} credits`),
+        ...progressLines(crawl, 'pages'),
         h(
           'p',
           { 'data-crawl-counts': '' },
@@ -251,7 +227,7 @@ async function onePage({ org, every }: PageContext, projectId: string, jobId: st
         h(
           'div',
           { class: 'row' },
-          control('cancel', 'Cancel', !TERMINAL.includes(crawl.status) && crawl.status !== 'cancelling'),
+          control('cancel', 'Cancel', cancellable(crawl)),
           control('retry', 'Retry failed', crawl.progress.failed > 0),
           h('a', { class: 'button', href: `/api${batchPath}/results`, download: `crawl-${crawl.id}.ndjson` }, 'Download results (JSONL)'),
         ),

@@ -2,12 +2,16 @@ import type { Queryable } from '../db.js';
 
 export const JOB_STATUSES = ['queued', 'running', 'paused', 'cancelling', 'completed', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
+export const JOB_KINDS = ['batch', 'crawl'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
 export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
 
 interface JobFields {
   id: string;
   organization_id: string;
   project_id: string;
+  /** `crawl` for a crawl's job (docs/crawl.md), set in its creating transaction; else `batch`. */
+  kind: JobKind;
   environment: 'live' | 'test';
   name: string | null;
   status: JobStatus;
@@ -53,7 +57,7 @@ export interface JobTotals {
 
 export type JobRow = JobFields & JobTotals;
 
-export type NewJob = Omit<JobFields, 'status' | 'started_at' | 'finished_at' | 'cancel_requested_at' | 'results_purged' | 'error_code' | 'error_message'>;
+export type NewJob = Omit<JobFields, 'kind' | 'status' | 'started_at' | 'finished_at' | 'cancel_requested_at' | 'results_purged' | 'error_code' | 'error_message'>;
 
 /** The totals of one job, read under the caller's transaction; zeros for a job that does not exist. */
 export async function readJobTotals(db: Queryable, jobId: string): Promise<JobTotals> {
@@ -140,7 +144,7 @@ export async function listJobs(db: Queryable, query: JobListQuery): Promise<{ jo
 }
 
 export async function updateJob(db: Queryable, id: string, fields: Partial<Pick<JobRow,
-  'status' | 'open' | 'total_items' | 'started_at' | 'finished_at' | 'cancel_requested_at' | 'error_code' | 'error_message'>>): Promise<void> {
+  'kind' | 'status' | 'open' | 'total_items' | 'started_at' | 'finished_at' | 'cancel_requested_at' | 'error_code' | 'error_message'>>): Promise<void> {
   const entries = Object.entries(fields);
   if (entries.length === 0) return;
   const sets = entries.map(([name], index) => `${name} = $${index + 2}`);

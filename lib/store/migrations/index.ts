@@ -19,6 +19,7 @@ import * as crawl from './034-crawl.js';
 import * as crawlPacing from './035-crawl-pacing.js';
 import * as crawlHosts from './036-crawl-hosts.js';
 import * as proxyDomainHealthAge from './037-proxy-domain-health-age.js';
+import * as crawlKindAndParents from './038-crawl-kind-and-parents.js';
 
 export interface Migration {
   version: number;
@@ -49,4 +50,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 35, name: 'crawl-pacing', up: crawlPacing.up },
   { version: 36, name: 'crawl-hosts', up: crawlHosts.up },
   { version: 37, name: 'proxy-domain-health-age', up: proxyDomainHealthAge.up },
+  { version: 38, name: 'crawl-kind-and-parents', up: crawlKindAndParents.up },
 ].sort((a, b) => a.version - b.version);

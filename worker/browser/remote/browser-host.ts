@@ -6,7 +6,7 @@ import type { Bus, BusSubscription, Decoded } from '../../../lib/bus/bus.js';
 import { ServiceError } from '../../../lib/errors/index.js';
 import { newId } from '../../../lib/ids.js';
 import type { Logger } from '../../../lib/log.js';
-import { BrowserOpenSchema, browserQueueGroup, browserSubject, type BrowserEngineName, type BrowserLease, type BrowserOpen } from '../../../lib/protocol/index.js';
+import { BrowserOpenSchema, browserQueueGroup, browserSubject, browserWorkerSubject, type BrowserEngineName, type BrowserLease, type BrowserOpen } from '../../../lib/protocol/index.js';
 import type { EgressGuard } from '../../egress/guard.js';
 import { startVirtualDisplay, type VirtualDisplay } from '../xvfb.js';
 import { launchCdpBrowser, type CdpBrowser } from './cdp-browser.js';
@@ -48,7 +48,7 @@ export class RemoteBrowserHost {
   private readonly live = new Map<RemoteSession, Promise<SessionEnd>>();
   private shared: Promise<CdpBrowser> | null = null;
   private display: Promise<VirtualDisplay> | null = null;
-  private leases: BusSubscription | null = null;
+  private leases: BusSubscription[] = [];
   private inUse = 0;
   private draining = false;
   private readonly marker = `trawler-remote-${process.pid}-${newId().slice(-6)}`;
@@ -66,7 +66,13 @@ export class RemoteBrowserHost {
       this.server.listen(this.options.port, this.options.listenHost, () => resolve());
     });
     const { engine, bus } = this.options;
-    this.leases = bus.serveJson(browserSubject(engine), browserQueueGroup(engine), BrowserOpenSchema, (message) => this.open(message), this.workerId);
+    const open = (message: Decoded<BrowserOpen>) => this.open(message);
+    this.leases = [
+      // One member of the engine's queue group takes each lease...
+      bus.serveJson(browserSubject(engine), browserQueueGroup(engine), BrowserOpenSchema, open, this.workerId),
+      // ...and a gateway whose pick was full asks another worker by its own subject (a group of one).
+      bus.serveJson(browserWorkerSubject(engine, this.workerId), `${browserQueueGroup(engine)}-${this.workerId}`, BrowserOpenSchema, open, this.workerId),
+    ];
   }
 
   /** What the worker's heartbeat shows (GET /v1/workers). */
@@ -77,7 +83,7 @@ export class RemoteBrowserHost {
   /** Ends every connection (close code 1001), disposes unclaimed leases, stops the browsers. */
   async stop(): Promise<void> {
     this.draining = true;
-    await this.leases?.drain();
+    await Promise.all(this.leases.map((lease) => lease.drain()));
     for (const session of this.live.keys()) session.end('shutdown');
     await Promise.allSettled(this.live.values());
     await Promise.allSettled([...this.tickets.keys()].map((ticket) => this.expire(ticket)));
@@ -94,7 +100,9 @@ export class RemoteBrowserHost {
   private async open(message: Decoded<BrowserOpen>): Promise<BrowserLease> {
     if (!message.ok) return refusal(new ServiceError('ERR::INTERNAL::ERROR', 'Malformed remote-browser lease on the bus'));
     if (this.draining || this.inUse >= this.options.capacity) {
-      return refusal(new ServiceError('ERR::INTERNAL::UNAVAILABLE', 'Every remote-browser slot of the worker is busy; retry', { retryAfterSeconds: 1 }));
+      const busy = new ServiceError('ERR::INTERNAL::UNAVAILABLE', 'Every remote-browser slot of the worker is busy; retry', { retryAfterSeconds: 1 });
+      // A draining or full worker says so: the gateway asks another member of the pool.
+      return { ok: false, error: busy.toWire(), worker_id: this.workerId, busy: true };
     }
     const open = message.value;
     this.inUse += 1;
@@ -109,6 +117,7 @@ export class RemoteBrowserHost {
         upstreamProxy: open.upstream_proxy,
         trustedUpstream: open.upstream_trusted,
         cookies: open.session?.cookies,
+        localStorage: open.session?.local_storage,
         returnCookies: open.session !== null,
       });
       const ticket = randomBytes(24).toString('base64url');

@@ -3,6 +3,7 @@ import { controlFrame, isControlFrame, readControl, type WireCookie } from '../.
 import type { EgressGuard, EgressLease } from '../../egress/guard.js';
 import { toCdpCookies, toWireCookies } from './cdp-cookies.js';
 import { ConnectionPolicy, type CdpMessage } from './cdp-policy.js';
+import { MAX_STORAGE_ORIGINS, httpOrigin, loadLocalStorage, readLocalStorage, type OriginStorage } from './cdp-storage.js';
 import { LeaseProxy } from './lease-proxy.js';
 
 /** Why a remote-browser connection ended, with the WebSocket close code the client sees. */
@@ -25,7 +26,9 @@ export interface RemoteSessionOptions {
   trustedUpstream?: boolean;
   /** Cookies set in the connection's context before it is handed over (a session's). */
   cookies?: WireCookie[];
-  /** Send the context's cookies back to the relay's peer in a control frame when the connection ends. */
+  /** localStorage per origin set in the context before it is handed over (a session's). */
+  localStorage?: OriginStorage;
+  /** Send the context's cookies and localStorage back to the relay's peer in a control frame when the connection ends. */
   returnCookies?: boolean;
 }
 
@@ -50,6 +53,12 @@ export class RemoteSession {
   private policy: ConnectionPolicy | null = null;
   private contextId = '';
   private ended: Promise<SessionEnd> | null = null;
+  /** Events of the sessions the relay attached itself (its hidden storage page). */
+  private readonly ownSessions = new Map<string, (message: CdpMessage) => void>();
+  /** http(s) origins the connection's pages went to: their localStorage is saved at the end. */
+  private readonly origins = new Set<string>();
+  /** Set once the connection ends: the client is gone, nothing more is relayed to it. */
+  private closing = false;
 
   private constructor(
     private readonly browser: WebSocket,
@@ -76,6 +85,11 @@ export class RemoteSession {
       const contextId = created.result?.browserContextId;
       if (typeof contextId !== 'string') throw new Error(`Could not create a browser context: ${created.error?.message ?? 'no id'}`);
       session.contextId = contextId;
+      // Before the policy exists: the hidden page that loads the storage is never shown to the client.
+      if (options.localStorage && Object.keys(options.localStorage).length > 0) {
+        await loadLocalStorage(session, contextId, options.localStorage);
+        for (const origin of Object.keys(options.localStorage)) session.origins.add(origin);
+      }
       session.policy = new ConnectionPolicy({ defaultContextId: contextId, proxyServer: proxy.url });
       if (options.cookies && options.cookies.length > 0) {
         const set = await session.call('Storage.setCookies', { browserContextId: contextId, cookies: toCdpCookies(options.cookies) });
@@ -100,10 +114,12 @@ export class RemoteSession {
         clearTimeout(ttl);
         clearTimeout(idle);
         const refusals = this.policy?.refusals ?? 0;
+        this.closing = true;
         void (async () => {
           if (this.options.returnCookies && reason !== 'browser' && client.readyState === WebSocket.OPEN) {
             const cookies = await this.contextCookies();
-            if (cookies && client.readyState === WebSocket.OPEN) client.send(controlFrame({ cookies }));
+            const localStorage = await this.contextLocalStorage();
+            if (cookies && client.readyState === WebSocket.OPEN) client.send(controlFrame(localStorage ? { cookies, local_storage: localStorage } : { cookies }));
           }
           if (client.readyState === WebSocket.OPEN) client.close(CLOSE_CODES[reason], reason);
           await this.cleanUp();
@@ -121,6 +137,7 @@ export class RemoteSession {
           if (readControl(data)) finish('client');
           return;
         }
+        if (this.closing) return;
         clearTimeout(idle);
         idle = setTimeout(() => finish('idle'), this.options.idleMs);
         this.onClient(data);
@@ -153,7 +170,10 @@ export class RemoteSession {
       return;
     }
     const verdict = this.policy!.fromClient(message);
-    if (verdict.kind === 'forward') this.browser.send(JSON.stringify(verdict.message));
+    if (verdict.kind === 'forward') {
+      this.noteOrigin(verdict.message.params?.url);
+      this.browser.send(JSON.stringify(verdict.message));
+    }
     else if (verdict.kind === 'answer') this.deliver({ id: message.id, result: verdict.result, sessionId: message.sessionId });
     else this.deliver({ id: message.id, error: { code: -32000, message: verdict.reason }, sessionId: message.sessionId });
   }
@@ -165,7 +185,21 @@ export class RemoteSession {
       this.own.delete(message.id);
       return;
     }
+    if (message.sessionId !== undefined && this.ownSessions.has(message.sessionId)) {
+      this.ownSessions.get(message.sessionId)!(message);
+      return;
+    }
     if (!this.policy) return;
+    if (this.closing) {
+      // Nothing more reaches the client once the connection ends (it may still be attached: TTL, idle); a page its auto-attach paused (the hidden storage page) is let go.
+      if (message.method === 'Target.attachedToTarget' && message.params?.waitingForDebugger === true) {
+        void this.call('Runtime.runIfWaitingForDebugger', {}, String(message.params.sessionId));
+      }
+      return;
+    }
+    const params = message.params ?? {};
+    this.noteOrigin((params.frame as { url?: unknown } | undefined)?.url);
+    this.noteOrigin((params.targetInfo as { url?: unknown } | undefined)?.url);
     const delivered = this.policy.fromBrowser(message, (sessionId) => {
       void this.call('Runtime.runIfWaitingForDebugger', {}, sessionId);
       void this.call('Target.detachFromTarget', { sessionId });
@@ -173,7 +207,18 @@ export class RemoteSession {
     if (delivered) this.deliver(delivered);
   }
 
-  private call(method: string, params: Record<string, unknown>, sessionId?: string): Promise<CdpMessage> {
+  private noteOrigin(url: unknown): void {
+    const origin = httpOrigin(url);
+    if (origin !== null && this.origins.size < MAX_STORAGE_ORIGINS) this.origins.add(origin);
+  }
+
+  /** The relay's own calls and events (cdp-storage.ts's OwnCdp). */
+  onSessionEvents(sessionId: string, handler: ((message: CdpMessage) => void) | null): void {
+    if (handler) this.ownSessions.set(sessionId, handler);
+    else this.ownSessions.delete(sessionId);
+  }
+
+  call(method: string, params: Record<string, unknown>, sessionId?: string): Promise<CdpMessage> {
     const id = (this.ownId += 1);
     return new Promise<CdpMessage>((resolve) => {
       if (this.browser.readyState !== WebSocket.OPEN) {
@@ -189,6 +234,15 @@ export class RemoteSession {
     const answer = await this.call('Storage.getCookies', { browserContextId: this.contextId });
     const cookies = answer.result?.cookies;
     return Array.isArray(cookies) ? toWireCookies(cookies) : null;
+  }
+
+  /** The localStorage of the origins the connection went to, or null when it could not be read (the session keeps its own). */
+  private async contextLocalStorage(): Promise<OriginStorage | null> {
+    try {
+      return await readLocalStorage(this, this.contextId, [...this.origins]);
+    } catch {
+      return null;
+    }
   }
 
   private async cleanUp(): Promise<void> {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { browserChargeMicro, browserHoldMicro } from '../../../../lib/billing/browser-price.js';
+import { browserChargeMicro, browserHoldMicro, browserMinuteMicro } from '../../../../lib/billing/browser-price.js';
+import { engineCostMicro } from '../../../../lib/billing/cost.js';
+import { ENGINE_PRICE_CREDITS } from '../../../../lib/billing/prices.js';
 
 const chromium = { engine: 'chromium', tier: 'datacenter' } as const;
 const credits = (micro: number) => micro / 1_000_000;
@@ -19,5 +21,15 @@ describe('remote-browser price', () => {
     expect(credits(browserChargeMicro(chromium, 60_001, hold))).toBe(16);
     // The worker ends the TTL a moment after the gateway started counting: capped at the hold.
     expect(credits(browserChargeMicro(chromium, 120_050, hold))).toBe(16);
+  });
+
+  it("prices a minute as a scrape on the engine through the same exit class (the scrape's one price function)", () => {
+    for (const engine of ['chromium', 'obscura'] as const) {
+      for (const tier of ['datacenter', 'residential'] as const) {
+        const scrape = engineCostMicro(engine, { premium_proxy: tier === 'residential', proxy: null, ai_extract: null, max_cost: null, allowed_status_codes: [] });
+        expect(browserMinuteMicro({ engine, tier })).toBe(scrape);
+        expect(credits(browserMinuteMicro({ engine, tier }))).toBe(ENGINE_PRICE_CREDITS[engine][tier]);
+      }
+    }
   });
 });
