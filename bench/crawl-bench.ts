@@ -1,12 +1,16 @@
 /**
  * Crawl throughput (not a test; issue 34): one generated loopback site of 5,000 pages (link depth 6, a
  * sitemap, robots.txt rules, pages answering in 50-300 ms) crawled from its home page by a Trawler crawl
- * (embedded, as `make run` runs it: PGlite on disk, in this process) and by Crawlee's CheerioCrawler
+ * (embedded, as `make run` runs it: PGlite on disk, in this process; its fetch worker's capacity,
+ * WORKER_CAPACITY, set to the crawl's concurrency, as otherwise at most 16 pages would be in flight) and by Crawlee's CheerioCrawler
  * with `enqueueLinks` (same host, robots.txt respected), at the same concurrency, in one run,
  * alternating sides per round. Prints pages per second, the pages each found (and whether the sets
- * are equal) and this process's resident memory at the start, peak and end of each side.
+ * are equal), this process's resident memory at the start, peak and end of each side, and its CPU
+ * time per page (steadier than pages per second on a shared machine).
  *
- *   npx tsx bench/crawl-bench.ts [--pages 5000] [--concurrency 50] [--rounds 1]
+ *   npx tsx bench/crawl-bench.ts [--pages 5000] [--concurrency 50] [--rounds 1] [--only trawler|crawlee] [--worker-capacity N]
+ *
+ * `--only` runs one side (to profile it, e.g. under `node --cpu-prof --import tsx`); the ratio needs both.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -21,11 +25,17 @@ const { values } = parseArgs({
     pages: { type: 'string', default: '5000' },
     concurrency: { type: 'string', default: '50' },
     rounds: { type: 'string', default: '1' },
+    only: { type: 'string' },
+    'worker-capacity': { type: 'string' },
   },
 });
 const PAGES = Number(values.pages);
 const CONCURRENCY = Number(values.concurrency);
 const ROUNDS = Number(values.rounds);
+/** Trawler's fetch worker's slots (WORKER_CAPACITY): the crawl's concurrency unless given (16, the default, caps it below Crawlee's). */
+const WORKER_CAPACITY = Number(values['worker-capacity'] ?? CONCURRENCY);
+const ONLY = values.only === undefined ? null : values.only === 'trawler' ? 'Trawler crawl' : values.only === 'crawlee' ? 'Crawlee CheerioCrawler' : null;
+if (values.only !== undefined && ONLY === null) throw new Error('--only takes trawler or crawlee');
 const BRANCHING = 4;
 
 /** Page i links to its children 4i+1..4i+4 (a tree of depth 6 for 5,000 pages), its parent, the home page and a disallowed path. */
@@ -63,15 +73,17 @@ async function startSite(): Promise<Site> {
   return { origin, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
 }
 
-/** Resident memory of this process, sampled every 200 ms while `run` goes. */
-async function withMemory<T>(run: () => Promise<T>): Promise<{ value: T; startMb: number; peakMb: number; endMb: number }> {
+/** Resident memory of this process, sampled every 200 ms while `run` goes, and the CPU time it used (every thread). */
+async function withMemory<T>(run: () => Promise<T>): Promise<{ value: T; startMb: number; peakMb: number; endMb: number; cpuMs: number }> {
   const mb = () => process.memoryUsage().rss / 1024 / 1024;
   const startMb = mb();
+  const cpuAtStart = process.cpuUsage();
   let peakMb = startMb;
   const timer = setInterval(() => (peakMb = Math.max(peakMb, mb())), 200);
   try {
     const value = await run();
-    return { value, startMb, peakMb: Math.max(peakMb, mb()), endMb: mb() };
+    const cpu = process.cpuUsage(cpuAtStart);
+    return { value, startMb, peakMb: Math.max(peakMb, mb()), endMb: mb(), cpuMs: (cpu.user + cpu.system) / 1000 };
   } finally {
     clearInterval(timer);
   }
@@ -148,7 +160,7 @@ async function crawleeCrawl(site: Site): Promise<Crawled> {
 async function main(): Promise<void> {
   const site = await startSite();
   const dataDir = mkdtempSync(join(tmpdir(), 'trawler-bench-data-'));
-  const service = await startEmbedded({ engines: ['fetch'], env: { DEFAULT_MONTHLY_CREDITS: '100000000', DEFAULT_RATE_LIMIT_PER_SECOND: '1000' }, checkBusMessages: false, dataDir });
+  const service = await startEmbedded({ engines: ['fetch'], env: { DEFAULT_MONTHLY_CREDITS: '100000000', DEFAULT_RATE_LIMIT_PER_SECOND: '1000', WORKER_CAPACITY: String(WORKER_CAPACITY) }, checkBusMessages: false, dataDir });
   const api = { url: service.url, secret: service.secret };
   const rows: Record<string, string>[] = [];
   const found: Record<string, Set<string>> = {};
@@ -162,6 +174,7 @@ async function main(): Promise<void> {
       // Alternate which side goes first, so neither always meets a warmer machine.
       const sides = round % 2 === 1 ? (['Trawler crawl', 'Crawlee CheerioCrawler'] as const) : (['Crawlee CheerioCrawler', 'Trawler crawl'] as const);
       for (const side of sides) {
+        if (ONLY !== null && side !== ONLY) continue;
         const measured = await withMemory(() => (side === 'Trawler crawl' ? trawlerCrawl(api, site) : crawleeCrawl(site)));
         found[side] = measured.value.pages;
         rows.push({
@@ -170,6 +183,8 @@ async function main(): Promise<void> {
           pages: String(measured.value.pages.size),
           seconds: measured.value.seconds.toFixed(1),
           'pages/s': (measured.value.pages.size / measured.value.seconds).toFixed(1),
+          // The whole process's CPU (the loopback site's included, alike for both): steadier than pages/s on a busy machine.
+          'CPU ms/page': (measured.cpuMs / measured.value.pages.size).toFixed(2),
           'RSS MB start / peak / end': `${measured.startMb.toFixed(0)} / ${measured.peakMb.toFixed(0)} / ${measured.endMb.toFixed(0)}`,
         });
         console.error(`${side}: ${JSON.stringify(rows.at(-1))}`);
@@ -180,8 +195,9 @@ async function main(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
     await site.close();
   }
-  console.log(`\ncrawl of a ${PAGES}-page loopback site (depth 6, sitemap, robots.txt, pages 50-300 ms) at concurrency ${CONCURRENCY}; Trawler embedded in this process (its RSS includes PGlite and the fetch worker)\n`);
+  console.log(`\ncrawl of a ${PAGES}-page loopback site (depth 6, sitemap, robots.txt, pages 50-300 ms) at concurrency ${CONCURRENCY}; Trawler embedded in this process (its RSS includes PGlite and the fetch worker, ${WORKER_CAPACITY} slots)\n`);
   console.table(rows);
+  if (ONLY !== null) return;
   const trawler = found['Trawler crawl'];
   const crawlee = found['Crawlee CheerioCrawler'];
   const onlyTrawler = [...trawler].filter((page) => !crawlee.has(page));

@@ -7,8 +7,8 @@ import { openParams, overridesBinding, paramsBinding } from '../../lib/store/bat
 import type { GatewayContext } from '../context.js';
 import { answerBody } from '../scrape/answer-body.js';
 import { scrapeLogEntry } from '../scrape/log-entry.js';
-import { newRecord, planScrape, runScrape } from '../scrape/scrape-loop.js';
-import { discoverLinks } from '../crawl/discovery.js';
+import { newRecord, planScrape, runScrape, type PlannedScrape } from '../scrape/scrape-loop.js';
+import { crawlPageOf, discoverLinks } from '../crawl/discovery.js';
 import { awaitHostTurn } from '../crawl/host-pacing.js';
 import { itemParams, parseJobParams } from './item-params.js';
 import type { ItemOutcome } from './lifecycle.js';
@@ -39,6 +39,8 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
   let params: ScrapeParams | null = null;
   let success: ScrapeSuccess | null = null;
   let failure: ServiceError | null = null;
+  // A crawl's page: its depth is read with the other items of its claim while it is fetched.
+  const crawlPage = crawlPageOf(context, item);
   try {
     const options: ParseOptions = { projectDefaults: item.job.project_defaults as ProjectDefaults, egressPolicy: context.egressPolicy };
     const overrides = openParams(context.box, item.overrides, item.sealedOverrides, overridesBinding(item.job.organization_id, item.job.id));
@@ -47,8 +49,9 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
     // A crawl's page waits for a slot on its host and its host's turn (per-host concurrency and delay, robots.txt Crawl-delay).
     const hostTurn = await awaitHostTurn(context, item);
     let scraped: ScrapeSuccess;
+    let planned: PlannedScrape;
     try {
-      const planned = await planScrape(context, {
+      planned = await planScrape(context, {
         requestId: item.requestId,
         projectId: item.job.project_id,
         organizationId: item.job.organization_id,
@@ -62,7 +65,8 @@ export async function runItem(context: GatewayContext, item: ClaimedItem): Promi
       await hostTurn.release();
     }
     // A crawl's page queues its links before its result is written (a failure here fails or retries the item).
-    await discoverLinks(context, item, scraped);
+    // Its links are held at the price the shared admission step gives the job's parameters now (scrape/plan-and-price.ts).
+    await discoverLinks(context, item, scraped, crawlPage, planned.priced.holdMicro);
     success = scraped;
   } catch (error) {
     failure = toServiceError(error);

@@ -43,19 +43,31 @@ export async function insertCrawlPages(db: Queryable, jobId: string, pages: Craw
     `INSERT INTO crawl_pages (job_id, url_key, seq, depth, parent_seq)
      SELECT $1, x.url_key, x.seq, x.depth, x.parent_seq FROM jsonb_to_recordset($2::jsonb) AS x(url_key text, seq bigint, depth integer, parent_seq bigint)`,
     [jobId, JSON.stringify(pages.map((page) => ({ url_key: page.urlKey, seq: page.seq, depth: page.depth, parent_seq: page.parentSeq ?? null })))],
+    { name: 'crawl_insert_pages' },
   );
 }
 
 /** Of these keys, the ones already queued in the crawl. */
 export async function knownCrawlPages(db: Queryable, jobId: string, keys: string[]): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
-  const result = await db.query<{ url_key: string }>(`SELECT url_key FROM crawl_pages WHERE job_id = $1 AND url_key = ANY($2::text[])`, [jobId, keys]);
+  // The keys travel as one JSON text, so the statement is prepared once (lib/store/pglite-prepared.ts takes no arrays).
+  const result = await db.query<{ url_key: string }>(
+    `SELECT url_key FROM crawl_pages WHERE job_id = $1 AND url_key IN (SELECT jsonb_array_elements_text($2::jsonb))`,
+    [jobId, JSON.stringify(keys)],
+    { name: 'crawl_known_pages' },
+  );
   return new Set(result.rows.map((row) => row.url_key));
 }
 
-export async function crawlPageDepth(db: Queryable, jobId: string, seq: number): Promise<number | null> {
-  const result = await db.query<{ depth: number }>(`SELECT depth FROM crawl_pages WHERE job_id = $1 AND seq = $2`, [jobId, seq]);
-  return result.rows[0] ? Number(result.rows[0].depth) : null;
+/** The link depth of each of these queued pages (by item seq); a seq that is no page of the crawl is missing. */
+export async function crawlPageDepths(db: Queryable, jobId: string, seqs: number[]): Promise<Map<number, number>> {
+  if (seqs.length === 0) return new Map();
+  const result = await db.query<{ seq: number; depth: number }>(
+    `SELECT seq, depth FROM crawl_pages WHERE job_id = $1 AND seq IN (SELECT jsonb_array_elements_text($2::jsonb)::bigint)`,
+    [jobId, JSON.stringify(seqs)],
+    { name: 'crawl_page_depths' },
+  );
+  return new Map(result.rows.map((row) => [Number(row.seq), Number(row.depth)]));
 }
 
 /**
@@ -75,6 +87,7 @@ export async function countCrawlSkips(db: Queryable, jobId: string, skips: Map<s
      SELECT $1, x.reason, x.depth, count(*) FROM x JOIN fresh USING (url_key) GROUP BY x.reason, x.depth
      ON CONFLICT (job_id, reason, depth) DO UPDATE SET count = crawl_skips.count + EXCLUDED.count`,
     [jobId, JSON.stringify(rows)],
+    { name: 'crawl_count_skips' },
   );
 }
 
@@ -97,7 +110,7 @@ export async function crawlCounts(db: Queryable, jobId: string): Promise<CrawlCo
 }
 
 export async function crawlStopReason(db: Queryable, jobId: string): Promise<string | null> {
-  const result = await db.query<{ stopped_reason: string | null }>(`SELECT stopped_reason FROM crawl_jobs WHERE job_id = $1`, [jobId]);
+  const result = await db.query<{ stopped_reason: string | null }>(`SELECT stopped_reason FROM crawl_jobs WHERE job_id = $1`, [jobId], { name: 'crawl_stop_reason' });
   return result.rows[0]?.stopped_reason ?? null;
 }
 

@@ -42,6 +42,11 @@ export class GroupCommit<T, R> {
     });
   }
 
+  /** Nothing queued and no write under way. */
+  get idle(): boolean {
+    return this.writing === null && this.queued.length === 0;
+  }
+
   /** Resolves once every item submitted so far is written. */
   async drain(): Promise<void> {
     while (this.writing) await this.writing;
