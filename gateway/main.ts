@@ -106,7 +106,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     requestLog: new RequestLogWriter(deps.db, deps.logger, { flushMs: deps.config.REQUEST_LOG_FLUSH_MS }),
     work: new WorkTracker(),
     exitPool,
-    browsers: new BrowserConnections(deps.db, ledger, deps.logger),
+    browsers: new BrowserConnections(deps.db, deps.logger),
   };
   const poolFileWatch = managedPool ? watchExitPool(managedPool, deps.config, deps.logger, context.metrics) : null;
   let draining = false;

@@ -1,5 +1,4 @@
-import type { Hold } from '../../lib/store/credits.js';
-import type { ConcurrencySlot } from '../limits/concurrency.js';
+import type { PaidAdmission } from '../admission/paid-admission.js';
 import type { GatewayMetrics } from '../metrics.js';
 import type { RequestLogWriter } from '../request-log/log-writer.js';
 import type { WorkTracker } from '../work-tracker.js';
@@ -28,9 +27,11 @@ export interface BrowserExit {
 }
 
 
-/** Everything a connection took before its upgrade; handed to the relay, or given back on a refusal. */
+/**
+ * Everything a connection took before its upgrade; handed to the relay, or given back on a refusal:
+ * the paid admission's slot and hold (admission/paid-admission.ts, as a scrape's), the session's lease.
+ */
 export interface Taken {
-  slot: ConcurrencySlot | null;
-  hold: Hold | null;
+  admission: PaidAdmission | null;
   session: BrowserSessionCheckout | null;
 }

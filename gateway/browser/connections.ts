@@ -2,10 +2,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import WebSocket, { WebSocketServer } from 'ws';
 import { browserChargeMicro, type BrowserPrice } from '../../lib/billing/browser-price.js';
-import type { Ledger } from '../../lib/billing/ledger.js';
 import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
 import type { Logger } from '../../lib/log.js';
 import type { Db } from '../../lib/store/db.js';
+import { giveBackPaid } from '../admission/paid-admission.js';
 import type { Principal } from '../auth/key-resolver.js';
 import { plainEntry } from '../request-log/plain-entry.js';
 import type { BrowserExit, ConnectionServices, Taken } from './connection-parts.js';
@@ -46,7 +46,6 @@ export class BrowserConnections {
 
   constructor(
     private readonly db: Db,
-    private readonly ledger: Ledger,
     private readonly logger: Logger,
   ) {
     this.wss.on('headers', (headers: string[], req: IncomingMessage) => headers.push(...(this.extraHeaders.get(req) ?? [])));
@@ -78,9 +77,7 @@ export class BrowserConnections {
 
   /** Gives back what a refused connection took: its hold at 0, its slot, its session's lease. */
   async giveBack(taken: Taken): Promise<void> {
-    if (taken.hold) await this.ledger.settle(taken.hold.id, 0, null, taken.slot?.leaseHolder ?? null);
-    if (taken.hold && taken.slot?.leaseHolder) taken.slot.leaseFreed();
-    await taken.slot?.release();
+    if (taken.admission) await giveBackPaid({ logger: this.logger }, taken.admission);
     if (taken.session) await checkInBrowserSession(this.db, taken.session, null).catch(() => undefined);
   }
 
@@ -94,14 +91,13 @@ export class BrowserConnections {
     const chargedMicro = browserChargeMicro(price, outcome.durationMs, holdMicro);
     let charged = 0;
     try {
-      const settledNow = await this.ledger.settle(taken.hold!.id, chargedMicro, params.engine, taken.slot?.leaseHolder ?? null);
-      if (taken.slot?.leaseHolder) taken.slot.leaseFreed();
+      const settledNow = await taken.admission!.hold.settle(chargedMicro, params.engine);
       // A hold the store lost (database crash) was never charged: say so rather than a figure not billed.
       charged = settledNow ? chargedMicro : 0;
     } catch (error) {
       this.logger.error({ err: error, request_id: requestId }, 'remote browser settlement failed');
     }
-    await taken.slot?.release();
+    await taken.admission?.slot.release();
     const sessionSaved = taken.session ? await checkInBrowserSession(this.db, taken.session, outcome.cookies, outcome.localStorage).catch(() => false) : null;
     context.metrics.browserOpen.dec({ engine: params.engine });
     context.metrics.browserConnections.inc({ engine: params.engine, reason: outcome.reason });

@@ -4,6 +4,7 @@ import { BusError } from '../../lib/bus/bus.js';
 import { browserHoldMicro, type BrowserPrice } from '../../lib/billing/browser-price.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { BROWSER_OPEN_TYPE, BrowserLeaseSchema, browserSubject, browserWorkerSubject, type BrowserLease, type BrowserOpen } from '../../lib/protocol/index.js';
+import { admitPaid } from '../admission/paid-admission.js';
 import { creditAccountOf } from '../auth/credit-account.js';
 import type { GatewayContext } from '../context.js';
 import { principalOf } from '../middleware/auth.js';
@@ -21,7 +22,8 @@ const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 
 /**
  * GET /v1/browser (docs/remote-browser.md "Gateway wiring"): after the key, rate limit and scope
- * (the app's chain), the query, the engine, the concurrency slot, the credit hold of the whole TTL,
+ * (the app's chain), the query, the engine, the concurrency slot and the credit hold of the whole TTL
+ * (admitPaid, the paid admission a scrape's shares: admission/paid-admission.ts),
  * the session's lease and a worker's context, each refused as a problem+json before the upgrade and
  * each given back when a later one refuses. Let in, the connection belongs to the relay (connections.ts).
  */
@@ -37,14 +39,14 @@ export async function openRemoteBrowser(context: GatewayContext, req: Request, r
   if (!upgrade) throw new ServiceError('ERR::REQUEST::INVALID', 'GET /v1/browser is a WebSocket upgrade: connect a CDP client (Playwright connectOverCDP, puppeteer.connect) to ws://…/v1/browser');
   const principal = principalOf(res);
   const requestId = String(res.locals.requestId);
-  const taken: Taken = { slot: null, hold: null, session: null };
+  const taken: Taken = { admission: null, session: null };
   let worker: WebSocket | null = null;
   try {
     const exit = await chooseBrowserExit(context, params, principal.project.id);
     const price: BrowserPrice = { engine: params.engine, tier: exit?.tier ?? 'datacenter' };
-    taken.slot = await context.concurrency.acquire(principal.organization.id, principal.organization.concurrency_limit);
     const holdMicro = browserHoldMicro(price, params.ttl);
-    taken.hold = await context.ledger.hold(creditAccountOf(context, principal), holdMicro, requestId);
+    // The step every paid operation shares (a scrape's too): the slot, then the hold, the slot given back when the hold is refused.
+    taken.admission = await admitPaid(context, { organization: principal.organization, account: creditAccountOf(context, principal), requestId, holdMicro });
     if (params.session_id !== null) {
       taken.session = await checkOutBrowserSession(context.db, params.session_id, principal.organization.id, requestId, params.ttl * 1000);
     }

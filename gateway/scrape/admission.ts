@@ -6,28 +6,27 @@ import { parseScrapeBody, parseScrapeQuery, type ProjectDefaults } from '../../l
 import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import { periodStartDate } from '../../lib/store/allowance-period.js';
 import type { Scope } from '../../lib/store/accounts.js';
-import type { Hold, HoldRequest } from '../../lib/store/credits.js';
+import type { CreditAccount, Hold, HoldRequest } from '../../lib/store/credits.js';
 import { creditAccountOf } from '../auth/credit-account.js';
 import type { Principal } from '../auth/key-resolver.js';
 import type { GatewayContext } from '../context.js';
-import { concurrencyExceeded, type ConcurrencySlot } from '../limits/concurrency.js';
-import type { RateDecision } from '../limits/rate-limiter.js';
+import { admitPaid, giveBackPaid, type PaidAdmission } from '../admission/paid-admission.js';
+import type { RateDecision, TokenAdmission } from '../limits/rate-limiter.js';
 import { principalOf, requireScope } from '../middleware/auth.js';
 import { readJsonBody } from '../middleware/json-body.js';
 import { checkUrlInput } from '../middleware/url-input.js';
 import { rejectQueryParameters } from '../query-parameters.js';
 import { deploymentOf } from './deployment.js';
 import { planAndPrice, type PricedScrape } from './plan-and-price.js';
-import { ScrapeHold } from './scrape-hold.js';
 
 /**
- * A scrape let in: what it asked for and what it took, each taken once here and owned by the scrape
- * from then on (its slot released and its hold settled by the route, whatever happens); or its
- * refusal once its input was read (concurrency, parameters), which the scrape answers with its own
- * request log entry, nothing left taken.
+ * A scrape let in: what it asked for and what it took (the paid admission's slot and hold,
+ * admission/paid-admission.ts), each taken once here and owned by the scrape from then on (its slot
+ * released and its hold settled by the route, whatever happens); or its refusal once its input was
+ * read (concurrency, parameters), which the scrape answers with its own request log entry, nothing left taken.
  */
 export type ScrapeAdmission =
-  | { principal: Principal; slot: ConcurrencySlot; hold: ScrapeHold; params: ScrapeParams; priced: PricedScrape | null }
+  | (PaidAdmission & { principal: Principal; params: ScrapeParams; priced: PricedScrape | null })
   | { principal: Principal; refusal: ServiceError };
 
 type Parsed = { params: ScrapeParams; priced: PricedScrape | null } | { refusal: ServiceError };
@@ -44,7 +43,8 @@ interface Checked {
 /**
  * The one admission stage of GET and POST /v1/scrape (`scope`: their operation's, gateway/openapi/scrape.ts) (docs/architecture.md, "The path of a scrape"):
  * the key's rate token, the path, query, scope and body checks, the organization's concurrency slot,
- * the parameters, their plan and price, and the credit hold. Refusals are answered in that order,
+ * the parameters, their plan and price, and the credit hold (the slot and hold by admitPaid, the step
+ * every paid operation shares: admission/paid-admission.ts). Refusals are answered in that order,
  * whatever order the work was done in: on the shared limiter (PostgreSQL) the request is read and
  * priced first, so that one statement takes the token, the slot and the hold (docs/platform.md,
  * "Performance"); elsewhere each step runs in turn. Throws a refusal that comes before the slot.
@@ -53,41 +53,41 @@ export async function admitScrape(context: GatewayContext, scope: Scope, req: Re
   const principal = principalOf(res);
   const { key, organization } = principal;
   const { rateLimiter } = context;
+  const account = creditAccountOf(context, principal);
   let checked: Checked | null = null;
-  let slot: ConcurrencySlot | 'full' | null = null;
-  let taken: Hold | null = null;
+  let taken: Pick<TokenAdmission, 'slot'> & { hold: Hold | null } = { slot: null, hold: null };
   let rate: RateDecision;
   if (rateLimiter.admit) {
     checked = await checkRequest(context, scope, req, res, principal, true);
-    const admitted = await rateLimiter.admit(key.id, organization.rate_limit_per_second, organization.id, organization.concurrency_limit, holdRequestOf(context, res, principal, checked));
-    ({ rate, slot } = admitted);
-    taken = admitted.reservation ?? null;
+    const admitted = await rateLimiter.admit(key.id, organization.rate_limit_per_second, organization.id, organization.concurrency_limit, holdRequestOf(account, res, checked));
+    rate = admitted.rate;
+    taken = { slot: admitted.slot, hold: admitted.reservation ?? null };
   } else {
     rate = await rateLimiter.take(key.id, organization.rate_limit_per_second);
   }
   res.setHeader('X-RateLimit-Limit', String(rate.limit));
   res.setHeader('X-RateLimit-Remaining', String(rate.remaining));
   checked ??= await checkRequest(context, scope, req, res, principal, false);
+  const paid = { organization, account, requestId: res.locals.requestId, taken, holdMicro: null };
   if (checked.refusal) {
-    if (slot !== null && slot !== 'full') await releaseUnused(context, slot, taken);
+    // Only what the shared statement took is wrapped (a slot and hold already taken): nothing new is asked for.
+    if (taken.slot !== null && taken.slot !== 'full') await giveBackPaid(context, await admitPaid(context, paid));
     throw checked.refusal;
   }
-  let owned: ConcurrencySlot;
+  let admission: PaidAdmission;
   try {
-    if (slot === 'full') throw concurrencyExceeded(organization.concurrency_limit);
-    owned = slot ?? (await context.concurrency.acquire(organization.id, organization.concurrency_limit));
+    admission = await admitPaid(context, paid);
   } catch (error) {
     return { principal, refusal: toServiceError(error) };
   }
-  res.setHeader('Concurrency-Limit', String(owned.limit));
-  res.setHeader('Concurrency-Remaining', String(owned.remaining));
+  res.setHeader('Concurrency-Limit', String(admission.slot.limit));
+  res.setHeader('Concurrency-Remaining', String(admission.slot.remaining));
   const parsed = checked.parsed ?? parseAndPlan(context, principal, req, checked.input);
   if ('refusal' in parsed) {
-    await releaseUnused(context, owned, taken);
+    await giveBackPaid(context, admission);
     return { principal, refusal: parsed.refusal };
   }
-  const hold = new ScrapeHold(context.ledger, creditAccountOf(context, principal), res.locals.requestId, owned, taken);
-  return { principal, slot: owned, hold, ...parsed };
+  return { principal, ...admission, ...parsed };
 }
 
 /** Reads and checks the request; `ahead`: also parses and plans it (before the token, on the shared limiter). */
@@ -138,10 +138,9 @@ function pricedWithoutSession(context: GatewayContext, principal: Principal, par
  * The hold the admission statement takes with the token and slot: only for a priced request that is
  * not cacheable (a cache hit holds nothing). Otherwise the scrape holds by a statement of its own.
  */
-function holdRequestOf(context: GatewayContext, res: Response, principal: Principal, checked: Checked): HoldRequest | null {
+function holdRequestOf(account: CreditAccount, res: Response, checked: Checked): HoldRequest | null {
   const request = checked.parsed;
   if (!request || 'refusal' in request || request.priced === null || isCacheable(request.params)) return null;
-  const account = creditAccountOf(context, principal);
   return {
     id: newId(),
     projectId: account.projectId,
@@ -151,19 +150,4 @@ function holdRequestOf(context: GatewayContext, res: Response, principal: Princi
     allowanceMicro: account.monthlyCreditsMicro,
     requestId: res.locals.requestId,
   };
-}
-
-/** A slot (and hold) taken for a request refused before its scrape: the hold settled at 0 with the lease, the slot given back. */
-async function releaseUnused(context: GatewayContext, slot: ConcurrencySlot, taken: Hold | null): Promise<void> {
-  try {
-    if (taken) {
-      await context.ledger.settle(taken.id, 0, null, slot.leaseHolder);
-      slot.leaseFreed();
-    }
-  } catch (error) {
-    // A failed settlement leaves the hold to the expiry sweep; the slot is still given back.
-    context.logger.warn({ err: error }, 'releasing a hold');
-  } finally {
-    await slot.release();
-  }
 }

@@ -19,7 +19,7 @@ const BLOCK_STATUSES = new Set([403, 429]);
 /**
  * The one scrape loop, used by POST/GET /v1/scrape (scrape-service.ts) and by batch items
  * (batch/run-item.ts): plan, lease the session, dispatch rung by rung under mode=auto, decide the
- * charge. Holding and settling credits stays with the caller: a scrape holds per request (scrape-hold.ts), a batch
+ * charge. Holding and settling credits stays with the caller: a scrape holds per request (plan-hold.ts, admission/credit-hold.ts), a batch
  * item spends the hold taken at submission.
  */
 

@@ -5,7 +5,8 @@ import { isCacheable } from '../../lib/scrape/cache-policy.js';
 import type { ScrapeParams } from '../../lib/scrape/params-schema.js';
 import type { Principal } from '../auth/key-resolver.js';
 import type { GatewayContext } from '../context.js';
-import type { ScrapeHold } from './scrape-hold.js';
+import type { CreditHold } from '../admission/credit-hold.js';
+import { holdPlan } from './plan-hold.js';
 import type { PricedScrape } from './plan-and-price.js';
 import { readCache, writeCache } from './cache.js';
 import { newRecord, planScrape, runScrape, type ScrapeRecord } from './scrape-loop.js';
@@ -19,8 +20,8 @@ export interface ScrapeRequest {
   /** Planned and priced at admission (scrape/admission.ts); null for a session, which pins the plan once looked up. */
   priced: PricedScrape | null;
   receivedAt: number;
-  /** The scrape's one credit hold, which this scrape takes if admission could not, and settles. */
-  hold: ScrapeHold;
+  /** The scrape's one credit hold (admission/credit-hold.ts), which this scrape takes if admission could not, and settles. */
+  hold: CreditHold;
 }
 
 export interface ScrapeSucceeded extends ScrapeRecord {
@@ -65,7 +66,7 @@ export async function performScrape(context: GatewayContext, request: ScrapeRequ
         return { ...record, engine: hit.engine, cacheState: 'hit', admissionMs: Date.now() - request.receivedAt, result: hit };
       }
     }
-    const success = await runScrape(context, planned, record, (priced) => hold.take(priced));
+    const success = await runScrape(context, planned, record, (priced) => holdPlan(hold, priced));
     if (record.cacheState === 'miss') await cacheQuietly(context, principal.project.id, params, success);
     // The last step that can fail: after it nothing may turn this answer into an error.
     if (!(await hold.settle(record.chargedMicro, success.engine))) {
