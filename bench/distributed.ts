@@ -87,8 +87,8 @@ export function startProcess(args: string[], env: Record<string, string>, entry 
   return { child, line };
 }
 
-/** Null when PostgreSQL or NATS is not reachable (the row is then skipped). */
-export async function startDistributed(settings: Record<string, string> = {}): Promise<ServiceProcesses | null> {
+/** Null when PostgreSQL or NATS is not reachable (the row is then skipped); `entry`: another checkout's command. */
+export async function startDistributed(settings: Record<string, string> = {}, entry = serviceEntry()): Promise<ServiceProcesses | null> {
   if (!(await distributedServicesAvailable())) return null;
   const database = await createTestDatabase();
   const env = {
@@ -101,10 +101,10 @@ export async function startDistributed(settings: Record<string, string> = {}): P
     ...UNLIMITED,
     ...settings,
   };
-  const gateway = startProcess(['gateway'], env);
+  const gateway = startProcess(['gateway'], env, entry);
   const url = await gateway.line(/"url":"([^"]+)"[^\n]*"msg":"gateway listening"/);
   const secret = await gateway.line(/svc_live_[a-z2-7]{52}/);
-  const worker = startProcess(['worker', '--engine', 'fetch'], env);
+  const worker = startProcess(['worker', '--engine', 'fetch'], env, entry);
   const headers = { authorization: `Bearer ${secret}` };
   for (let waited = 0; ; waited += 200) {
     const workers = (await (await fetch(`${url}/v1/workers`, { headers })).json()) as { workers?: unknown[] };

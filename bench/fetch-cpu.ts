@@ -7,6 +7,10 @@
  * BENCH_WARMUP_REQUESTS (default 3000), BENCH_CONCURRENCY (default 8).
  * BENCH_PROFILE=file.cpuprofile profiles this process's main thread over the measured API requests
  * (in-process mode; BENCH_CHILD_PROFILE_DIR profiles the service's processes in the other modes).
+ * BENCH_BASELINE=<checkout> (built, `npx tsc -p tsconfig.json` there): in the embedded and distributed
+ * modes, that checkout's service runs beside this one's; both are warmed up, then BENCH_ROUNDS rounds
+ * (default 3) measure through /v1/scrape on each, the side that goes first alternating round by round,
+ * so a change of load on the shared machine weighs on both (before and after a change, from one run).
  * Prints figures; not a test.
  */
 import { writeFileSync } from 'node:fs';
@@ -18,6 +22,7 @@ import { startDistributed, startEmbeddedProcess, type ServiceProcesses } from '.
 import { fetchTierRequests } from './fetch-tier-requests.js';
 import { startArchitectureFloor } from './floor/start-floor.js';
 import { procCpuMicros } from './proc-cpu.js';
+import { serviceEntry } from './service-entry.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 /** Requests at the measured concurrency before measuring: enough for V8 and PGlite's WebAssembly to finish optimising the hot code. */
@@ -26,6 +31,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const MODES = (process.env.BENCH_MODES ?? 'embedded').split(',');
 /** `api` alone when profiling the API side. */
 const SIDES = (process.env.BENCH_SIDES ?? 'direct,api').split(',');
+const BASELINE = process.env.BENCH_BASELINE ?? null;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** CPU microseconds used so far by the given processes (a backend that closed meanwhile counts 0). */
 function processMicros(pids: number[]): number {
   return pids.reduce((total, pid) => total + (procCpuMicros(`/proc/${pid}/stat`) ?? 0), 0);
@@ -46,8 +53,9 @@ interface ProcessGroups {
   database: number[];
 }
 
-async function measure(name: string, run: () => Promise<void>, processes: () => Promise<ProcessGroups>): Promise<void> {
-  if (!SIDES.includes(name.startsWith('direct') ? 'direct' : 'api')) return;
+/** CPU milliseconds per request, in all and without the client's (null when BENCH_SIDES leaves this side out); `warmup` requests first. */
+async function measure(name: string, run: () => Promise<void>, processes: () => Promise<ProcessGroups>, warmup = WARMUP_REQUESTS): Promise<{ all: number; service: number } | null> {
+  if (!SIDES.includes(name.startsWith('direct') ? 'direct' : 'api')) return null;
   let next = 0;
   let until = 0;
   const worker = async () => {
@@ -57,7 +65,7 @@ async function measure(name: string, run: () => Promise<void>, processes: () => 
     }
   };
   // Warmed up at the measured concurrency, so the pools have opened their connections and the code is optimised.
-  until = WARMUP_REQUESTS;
+  until = warmup;
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const groups = await processes();
   until = REQUESTS;
@@ -82,6 +90,7 @@ async function measure(name: string, run: () => Promise<void>, processes: () => 
   const parts = split.map((micros) => (micros / 1000).toFixed(3)).join(' / ');
   const service = groups.service.length > 1 ? 'gateway / worker' : 'service';
   console.log(`  ${name.padEnd(20)} ${(cpu / 1000).toFixed(3)} ms CPU per request (client / ${service} / database ${parts}), ${((REQUESTS / wall) * 1000).toFixed(0)} req/s at c=${CONCURRENCY}`);
+  return { all: cpu / 1000, service: (cpu - split[0]) / 1000 };
 }
 
 /** The PostgreSQL backends connected to the benchmark's database (after warm-up, the pools are full). */
@@ -96,9 +105,69 @@ async function backendPids(databaseUrl: string): Promise<number[]> {
   }
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/**
+ * BENCH_BASELINE: the baseline checkout's service (before) and this one's (after), both warmed up, then
+ * ROUNDS rounds through /v1/scrape, the side measured first alternating round by round.
+ */
+async function measureBeforeAfter(title: string, page: string, before: ServiceProcesses, after: ServiceProcesses): Promise<void> {
+  const sides = (
+    [
+      ['before', before],
+      ['after', after],
+    ] as const
+  ).map(([side, service]) => ({
+    side,
+    service,
+    viaApi: fetchTierRequests(page, service).viaApi,
+    processes: async () => ({ service: service.pids, database: service.databaseUrl ? await backendPids(service.databaseUrl) : [] }),
+  }));
+  console.log(title);
+  try {
+    const { direct } = fetchTierRequests(page, after);
+    await measure('direct to the page', direct, async () => ({ service: [], database: [] }));
+    for (const { side, viaApi, processes } of sides) await measure(`warm-up ${side}`, viaApi, processes);
+    const cpu = { before: [] as Array<{ all: number; service: number }>, after: [] as Array<{ all: number; service: number }> };
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      for (const { side, viaApi, processes } of round % 2 ? sides : [...sides].reverse()) {
+        const ms = await measure(`through ${side} r${round}`, viaApi, processes, 0);
+        if (ms !== null) cpu[side].push(ms);
+      }
+    }
+    for (const part of ['all', 'service'] as const) {
+      if (cpu.before.length === 0) break;
+      const [b, a] = [median(cpu.before.map((c) => c[part])), median(cpu.after.map((c) => c[part]))];
+      const what = part === 'all' ? 'CPU per scrape, client included' : 'CPU per scrape, service and database';
+      console.log(`  median ${what}: before ${b.toFixed(3)} ms, after ${a.toFixed(3)} ms (${(((a - b) / b) * 100).toFixed(1)}%)`);
+    }
+  } finally {
+    await before.stop();
+    await after.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const site = await startTargetSite();
   const page = `${site.origin}/static/article.html`;
+  if (BASELINE) {
+    const entry = serviceEntry(BASELINE);
+    if (MODES.includes('embedded')) {
+      await measureBeforeAfter(`embedded (\`trawler all\`; before: ${BASELINE}, after: this checkout):`, page, await startEmbeddedProcess({}, entry), await startEmbeddedProcess());
+    }
+    if (MODES.includes('distributed')) {
+      const before = await startDistributed({}, entry);
+      const after = before && (await startDistributed());
+      if (before && after) await measureBeforeAfter(`distributed (gateway + worker + PostgreSQL backends; before: ${BASELINE}, after: this checkout):`, page, before, after);
+      else console.log('distributed: skipped, PostgreSQL or NATS not reachable');
+    }
+    await site.close();
+    return;
+  }
   const measureProcesses = async (title: string, service: ServiceProcesses) => {
     const { direct, viaApi } = fetchTierRequests(page, service);
     const databasePids = async () => (service.databaseUrl ? backendPids(service.databaseUrl) : []);

@@ -4,13 +4,19 @@
  * in distributed mode (PostgreSQL + NATS, gateway and fetch worker processes), and `in-process` (the
  * embedded service inside this benchmark's process, sharing its event loop with the client and the
  * target site). Each mode's direct and through-API figures come from the same run. BENCH_MODES picks
- * the modes. Prints figures; not a test.
+ * the modes. BENCH_BASELINE=<checkout> (built, `npx tsc -p tsconfig.json` there): in the embedded and
+ * distributed modes, that checkout's service runs beside this one's; both are warmed up alike, then
+ * BENCH_ROUNDS rounds (default 3) measure direct, before and after, the side that goes first alternating
+ * round by round, with each service's CPU per scrape (before and after a change, from one run).
+ * Prints figures; not a test.
  */
 import { startEmbedded } from '../test/support/embedded.js';
 import { startTargetSite } from '../test/support/target-site.js';
 import { startDistributed, startEmbeddedProcess, type ServiceProcesses } from './distributed.js';
 import { fetchTierRequests } from './fetch-tier-requests.js';
 import { startArchitectureFloor } from './floor/start-floor.js';
+import { procCpuMicros } from './proc-cpu.js';
+import { serviceEntry } from './service-entry.js';
 import { CONCURRENCY, figures, latencies, SEQUENTIAL, THROUGHPUT_SECONDS, throughput, type Figures } from './request-figures.js';
 
 /** A throughput run of each side before anything is measured (BENCH_WARMUP=0 skips it): see compare(). */
@@ -67,10 +73,85 @@ function printAgainstFloor(measured: Map<string, Comparison>): void {
   console.log(`  the floor itself ${floorLatency} the latency target and ${floorThroughput} the throughput target on this machine now`);
 }
 
+const BASELINE = process.env.BENCH_BASELINE ?? null;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+function serviceCpuMicros(service: ServiceProcesses): number {
+  return service.pids.reduce((total, pid) => total + (procCpuMicros(`/proc/${pid}/stat`) ?? 0), 0);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/**
+ * BENCH_BASELINE: before (the baseline checkout's service) and after (this one's), warmed up alike,
+ * then ROUNDS rounds of direct, before and after, the service measured first alternating by round.
+ */
+async function compareBeforeAfter(title: string, page: string, before: ServiceProcesses, after: ServiceProcesses): Promise<void> {
+  const sides = (
+    [
+      ['before', before],
+      ['after', after],
+    ] as const
+  ).map(([side, service]) => ({ side, service, viaApi: fetchTierRequests(page, service).viaApi }));
+  const { direct } = fetchTierRequests(page, after);
+  const row = (name: string, f: Figures, cpuMs: number | null, against: Figures | null) =>
+    `    ${name.padEnd(8)} p50 ${f.p50.toFixed(2).padStart(6)} ms   p95 ${f.p95.toFixed(2).padStart(6)} ms   ${f.rps.toFixed(0).padStart(5)} req/s` +
+    (cpuMs === null ? '' : `   service CPU ${cpuMs.toFixed(3)} ms/scrape`) +
+    (against ? `   added p50 ${(f.p50 - against.p50).toFixed(2)} ms, ${(f.rps / against.rps).toFixed(3)}x direct` : '');
+  console.log(`${title}:`);
+  const kept = { before: [] as Array<Figures & { cpuMs: number }>, after: [] as Array<Figures & { cpuMs: number }> };
+  try {
+    await latencies(direct, 50);
+    for (const { viaApi } of sides) await latencies(viaApi, 50);
+    if (WARMUP) {
+      await throughput(direct);
+      for (const { viaApi } of sides) await throughput(viaApi);
+    }
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      console.log(`  round ${round} of ${ROUNDS}`);
+      const directFigures = await figures(direct);
+      console.log(row('direct', directFigures, null, null));
+      for (const { side, service, viaApi } of round % 2 ? sides : [...sides].reverse()) {
+        const cpuBefore = serviceCpuMicros(service);
+        const f = await figures(viaApi);
+        const cpuMs = (serviceCpuMicros(service) - cpuBefore) / 1000 / (SEQUENTIAL + f.rps * THROUGHPUT_SECONDS);
+        kept[side].push({ ...f, cpuMs });
+        console.log(row(side, f, cpuMs, directFigures));
+      }
+    }
+    const summary = (side: 'before' | 'after') => {
+      const runs = kept[side];
+      return `p50 ${median(runs.map((f) => f.p50)).toFixed(2)} ms, ${median(runs.map((f) => f.rps)).toFixed(0)} req/s, service CPU ${median(runs.map((f) => f.cpuMs)).toFixed(3)} ms/scrape`;
+    };
+    console.log(`  medians: before ${summary('before')}; after ${summary('after')}`);
+  } finally {
+    await before.stop();
+    await after.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const site = await startTargetSite();
   const page = `${site.origin}/static/article.html`;
   console.log(`fetch tier overhead, ${SEQUENTIAL} sequential requests, ${THROUGHPUT_SECONDS} s throughput runs at concurrency ${CONCURRENCY}`);
+  if (BASELINE) {
+    const entry = serviceEntry(BASELINE);
+    if (MODES.includes('embedded')) {
+      await compareBeforeAfter(`embedded (\`trawler all\`; before: ${BASELINE}, after: this checkout)`, page, await startEmbeddedProcess({}, entry), await startEmbeddedProcess());
+    }
+    if (MODES.includes('distributed')) {
+      const before = await startDistributed({}, entry);
+      const after = before && (await startDistributed());
+      if (before && after) await compareBeforeAfter(`distributed (gateway and fetch worker processes; before: ${BASELINE}, after: this checkout)`, page, before, after);
+      else console.log('distributed: skipped, PostgreSQL or NATS not reachable');
+    }
+    await site.close();
+    return;
+  }
   const measured = new Map<string, Comparison>();
   const measureProcesses = async (title: string, service: ServiceProcesses) => {
     try {

@@ -1,12 +1,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_SLOTS_ID } from '../../gateway/ai/model-extraction.js';
-import { generateApiKey } from '../../lib/apikeys.js';
-import { newId } from '../../lib/ids.js';
+import { DistributedPrograms } from '../support/distributed-programs.js';
+import { creditTotals } from '../support/ledger.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { until } from '../support/poll.js';
-import { byMessage, startProgram, type Program } from '../support/programs.js';
-import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+import { distributedServicesAvailable } from '../support/services.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 
 // Under CI=true a missing PostgreSQL or NATS throws here and fails the run instead of skipping.
@@ -19,16 +18,13 @@ type Json = Record<string, unknown>;
  * count across every gateway (leases in PostgreSQL), workers need no model settings.
  */
 describe.skipIf(!available)('ai_extract across two gateway processes, one worker, PostgreSQL and NATS', () => {
-  const secret = generateApiKey('live');
-  const namespace = `t${newId().toLowerCase()}`;
-  const programs: Program[] = [];
+  const cluster = new DistributedPrograms({ METRICS_PORT: '0' });
+  const secret = cluster.secret;
   const gateways: string[] = [];
-  let database: { url: string; drop(): Promise<void> };
   let db: pg.Client;
   let site: TargetSite;
   let model: ModelServer;
 
-  const common = () => ({ NATS_URL, NATS_NAMESPACE: namespace, HOST: '127.0.0.1', TRAWLER_ALLOW_LOOPBACK_TARGETS: 'true', HEARTBEAT_INTERVAL_MS: '300', METRICS_PORT: '0' });
   const init = (body?: unknown): RequestInit => ({
     method: body === undefined ? 'GET' : 'POST',
     headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
@@ -36,44 +32,33 @@ describe.skipIf(!available)('ai_extract across two gateway processes, one worker
   });
 
   async function startGateway(): Promise<string> {
-    const program = startProgram(['gateway'], {
-      ...common(),
-      PORT: '0',
-      DATABASE_URL: database.url,
-      TRAWLER_BOOTSTRAP_KEY: secret,
+    const { url } = await cluster.startGateway({
       BATCH_DISPATCH_INTERVAL_MS: '100',
       AI_BASE_URL: model.baseUrl,
       AI_MODEL: 'shared-model',
       AI_CONCURRENCY: '1',
     });
-    programs.push(program);
-    const url = String((await program.waitForLog(byMessage('gateway listening'))).url);
     await until(async () => ((await (await fetch(`${url}/v1/workers`, init())).json()) as { workers: unknown[] }).workers.length, (n) => n === 1);
     return url;
   }
 
   async function spent(): Promise<number> {
-    const rows = await db.query<{ spent: string }>(`SELECT COALESCE(SUM(spent_micro), 0) AS spent FROM credit_period_totals`);
-    return Number(rows.rows[0].spent);
+    return (await creditTotals(db, 'all')).spent;
   }
 
   beforeAll(async () => {
-    [database, site, model] = await Promise.all([createTestDatabase(), startTargetSite(), startModelServer()]);
-    db = new pg.Client({ connectionString: database.url });
+    [, site, model] = await Promise.all([cluster.open(), startTargetSite(), startModelServer()]);
+    db = new pg.Client({ connectionString: cluster.databaseUrl });
     await db.connect();
-    const worker = startProgram(['worker', '--engine', 'fetch'], common());
-    programs.push(worker);
-    await worker.waitForLog(byMessage('metrics listening'));
+    await cluster.startWorker('fetch');
     gateways.push(await startGateway());
     gateways.push(await startGateway());
   });
   afterAll(async () => {
     model?.release();
-    for (const program of programs) program.kill('SIGKILL');
-    await Promise.all(programs.map((program) => program.exited));
     await db?.end();
+    await cluster.close();
     await Promise.all([site?.close(), model?.close()]);
-    await database?.drop();
   });
 
   it('lets one model call run at a time across both gateways, and bills each scrape 5 credits', async () => {

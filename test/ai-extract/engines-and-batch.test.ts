@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BATCH_ENV, BatchClient, ledger, ledgerOnceReleased, type Json } from '../batch/batch-client.js';
-import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { startJsSite, type JsSite } from '../support/js-pages.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import { outcomeOf, scrape, spentMicro } from './extract-outcomes.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 let jsSite: JsSite;
 let model: ModelServer;
@@ -21,12 +20,11 @@ function echoFirstLine(request: { messages: Array<{ content: string }> }) {
 
 beforeAll(async () => {
   [site, jsSite, model] = await Promise.all([startTargetSite(), startJsSite(), startModelServer()]);
-  service = await startEmbedded({ engines: ['fetch', 'obscura', 'chromium'], env: { ...BATCH_ENV, AI_BASE_URL: model.baseUrl, AI_MODEL: 'm' } });
 });
 afterAll(async () => {
-  await service?.stop();
   await Promise.all([site?.close(), jsSite?.close(), model?.close()]);
 });
+const service = embeddedForSuite(() => ({ engines: ['fetch', 'obscura', 'chromium'], env: { ...BATCH_ENV, AI_BASE_URL: model.baseUrl, AI_MODEL: 'm' } }));
 beforeEach(() => {
   model.reset();
   model.fallback = echoFirstLine;

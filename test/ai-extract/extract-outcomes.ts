@@ -1,14 +1,13 @@
 import { expect } from 'vitest';
 import type { EmbeddedService } from '../support/embedded.js';
 import { authed, jsonPost } from '../support/embedded.js';
+import { creditTotals } from '../support/ledger.js';
 
 /** Credits spent by the organization so far, in micro-credits; no hold may be left behind. */
 export async function spentMicro(service: EmbeddedService): Promise<number> {
-  const rows = await service.db.query<{ spent: number; reserved: number }>(
-    'SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_period_totals',
-  );
-  expect(Number(rows.rows[0].reserved)).toBe(0);
-  return Number(rows.rows[0].spent);
+  const { spent, reserved } = await creditTotals(service.db, 'all');
+  expect(reserved).toBe(0);
+  return spent;
 }
 
 export async function logEntry(service: EmbeddedService, requestId: string | null): Promise<Record<string, unknown> & { features: Record<string, unknown> }> {

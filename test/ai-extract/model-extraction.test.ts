@@ -1,12 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { startEmbedded } from '../support/embedded.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import { counterValue, outcomeOf, scrape, spentMicro } from './extract-outcomes.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 let model: ModelServer;
 
@@ -19,16 +19,15 @@ const PRODUCT_SCHEMA = {
 
 beforeAll(async () => {
   [site, model] = await Promise.all([startTargetSite(), startModelServer()]);
-  service = await startEmbedded({
-    engines: ['fetch'],
-    env: { AI_BASE_URL: model.baseUrl, AI_MODEL: 'test-model', AI_API_KEY: 'sk-test', AI_TIMEOUT_MS: '1500', SCRAPE_BUDGET_MS: '20000' },
-  });
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
   await model?.close();
 });
+const service = embeddedForSuite(() => ({
+  engines: ['fetch'],
+  env: { AI_BASE_URL: model.baseUrl, AI_MODEL: 'test-model', AI_API_KEY: 'sk-test', AI_TIMEOUT_MS: '1500', SCRAPE_BUDGET_MS: '20000' },
+}));
 beforeEach(() => model.reset());
 
 const article = () => `${site.origin}/static/article.html`;

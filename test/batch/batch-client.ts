@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost, startEmbedded, type EmbeddedOptions, type EmbeddedService } from '../support/embedded.js';
+import { creditTotals } from '../support/ledger.js';
 import type { Queryable } from '../../lib/store/db.js';
 
 export const BATCH_ENV = {
@@ -32,8 +33,13 @@ export async function waitForWorker(service: EmbeddedService, deadlineMs = SLOW_
   }
 }
 
+/** The service a batch suite runs against (`env` on top of BATCH_ENV), for embeddedForSuite. */
+export function batchServiceOptions(env: Record<string, string> = {}): EmbeddedOptions {
+  return { engines: ['fetch'], env: { ...BATCH_ENV, ...env } };
+}
+
 export function startBatchService(env: Record<string, string> = {}): Promise<EmbeddedService> {
-  return startEmbedded({ engines: ['fetch'], env: { ...BATCH_ENV, ...env } });
+  return startEmbedded(batchServiceOptions(env));
 }
 
 export class BatchClient {
@@ -90,10 +96,7 @@ export class BatchClient {
 
 /** Ledger of the live allowance: spent and reserved micro-credits. */
 export async function ledger(service: EmbeddedService): Promise<{ spent: number; reserved: number }> {
-  const rows = await service.db.query<{ spent: number; reserved: number }>(
-    `SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_period_totals WHERE environment = 'live'`,
-  );
-  return { spent: Number(rows.rows[0].spent), reserved: Number(rows.rows[0].reserved) };
+  return creditTotals(service.db);
 }
 
 /** Holds of unsuccessful items go back on a dispatcher pass after the item ends: poll until they have. */

@@ -1,30 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, createOrganization, createProject } from '../../lib/store/accounts.js';
-import type { EmbeddedService } from '../support/embedded.js';
 import { startHeldSite } from '../support/held-site.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { BatchClient, expectTotalsMatchItems, ledger, ledgerOnceReleased, startBatchService, type Json } from './batch-client.js';
+import { BatchClient, expectTotalsMatchItems, ledger, ledgerOnceReleased, batchServiceOptions, type Json } from './batch-client.js';
+import { keyFor, newAccount } from '../support/accounts.js';
 import { problemOf } from '../support/answers.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 let client: BatchClient;
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([startBatchService(), startTargetSite()]);
-  client = new BatchClient(service);
+  site = await startTargetSite();
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
 });
+const service = embeddedForSuite(batchServiceOptions());
+beforeAll(() => {
+  client = new BatchClient(service);
+});
 
-async function keyFor(monthlyCredits: number, scopes: ('batch' | 'scrape')[] = ['batch']): Promise<string> {
-  const organization = await createOrganization(service.db, `org-${monthlyCredits}-${Math.random()}`, {
-    monthlyCreditsMicro: monthlyCredits * 1_000_000, rateLimitPerSecond: 100, concurrencyLimit: 10,
-  });
-  const project = await createProject(service.db, organization.id, 'p');
-  return (await createApiKey(service.db, { projectId: project.id, name: 'k', environment: 'live', scopes })).secret;
+/** A key of a new organization with `monthlyCredits` a month. */
+async function keyWithCredits(monthlyCredits: number, scopes: ('batch' | 'scrape')[] = ['batch']): Promise<string> {
+  const account = await newAccount(service.db, monthlyCredits * 1_000_000, { name: `org-${monthlyCredits}-${Math.random()}`, rateLimitPerSecond: 100, concurrencyLimit: 10 });
+  return keyFor(service.db, account.projectId, scopes, 'k');
 }
 
 describe('submission validation', () => {
@@ -78,7 +77,7 @@ describe('submission validation', () => {
   });
 
   it('needs the batch scope and a JSON body', async () => {
-    const scrapeOnly = await keyFor(10, ['scrape']);
+    const scrapeOnly = await keyWithCredits(10, ['scrape']);
     const denied = await new BatchClient(service, scrapeOnly).post('/v1/batch', { urls: [`${site.origin}/`] });
     expect(denied.status).toBe(403);
     expect((await problemOf(denied)).code).toBe('ERR::AUTH::INSUFFICIENT_SCOPE');
@@ -89,7 +88,7 @@ describe('submission validation', () => {
 
 describe('credits', () => {
   it('answers 402 on submit when the allowance cannot hold every item, creating nothing', async () => {
-    const secret = await keyFor(2);
+    const secret = await keyWithCredits(2);
     const poor = new BatchClient(service, secret);
     const response = await poor.post('/v1/batch', { urls: [1, 2, 3].map((i) => `${site.origin}/?p=${i}`) });
     expect(response.status).toBe(402);
@@ -99,7 +98,7 @@ describe('credits', () => {
   });
 
   it('holds appended items (402 adds nothing, X-Request-Cost otherwise) and refuses appends to a closed job', async () => {
-    const secret = await keyFor(3);
+    const secret = await keyWithCredits(3);
     const poor = new BatchClient(service, secret);
     const created = await poor.submit({ urls: [`${site.origin}/?a=1`], open: true });
     const appended = await poor.post(`/v1/batch/${created.id as string}/items`, { items: [{ url: `${site.origin}/?a=2`, external_id: 'two' }], concurrency: 3 });
@@ -175,7 +174,7 @@ describe('credits', () => {
   });
 
   it('retry re-holds failed items (402 resets nothing), keeps attempts, and runs them again', async () => {
-    const secret = await keyFor(1);
+    const secret = await keyWithCredits(1);
     const poor = new BatchClient(service, secret);
     const created = await poor.submit({ urls: ['http://127.0.0.1:1/x'], max_attempts: 1 });
     await poor.waitTerminal(created.id as string);
@@ -230,7 +229,7 @@ describe('cancel, list, ids and tenants', () => {
   });
 
   it('lists newest first with a cursor and a case-insensitive status filter; bad queries are 400', async () => {
-    const secret = await keyFor(100);
+    const secret = await keyWithCredits(100);
     const own = new BatchClient(service, secret);
     const ids: string[] = [];
     for (let i = 0; i < 3; i += 1) ids.push((await own.submit({ urls: [`${site.origin}/?l=${i}`] })).id as string);
@@ -250,7 +249,7 @@ describe('cancel, list, ids and tenants', () => {
   it('answers 404 for malformed ids and for another tenant\'s job; accepts the UUID form', async () => {
     const created = await client.submit({ urls: [`${site.origin}/`] });
     const id = created.id as string;
-    const other = new BatchClient(service, await keyFor(10));
+    const other = new BatchClient(service, await keyWithCredits(10));
     for (const path of [`/v1/batch/${id}`, `/v1/batch/${id}/results`, `/v1/batch/${id}/cancel`]) {
       const response = path.endsWith('cancel') ? await other.post(path) : await other.get(path);
       expect(response.status, path).toBe(404);

@@ -2,30 +2,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishItem } from '../../gateway/batch/lifecycle.js';
 import { startBatchDispatcher, type BatchDispatcher } from '../../gateway/batch/dispatcher.js';
 import { claimItems } from '../../lib/store/batch/leases.js';
-import type { EmbeddedService } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { BatchClient, expectTotalsMatchItems, ledger, startBatchService, type Json } from './batch-client.js';
+import { BatchClient, expectTotalsMatchItems, ledger, batchServiceOptions, type Json } from './batch-client.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 let client: BatchClient;
 let dispatcher: BatchDispatcher;
 
+beforeAll(async () => {
+  site = await startTargetSite();
+});
+// After-hooks run last registered first: the second dispatcher stopped, then the service, then the site.
+afterAll(async () => {
+  await site?.close();
+});
+const service = embeddedForSuite(batchServiceOptions({ BATCH_DISPATCH_INTERVAL_MS: '60000', BATCH_DISPATCH_CAPACITY: '3' }));
 // The gateway's own dispatcher is stopped (it would claim each submission at once); this suite drives a
 // second dispatcher by hand, the way another gateway replica would run.
 beforeAll(async () => {
-  [service, site] = await Promise.all([
-    startBatchService({ BATCH_DISPATCH_INTERVAL_MS: '60000', BATCH_DISPATCH_CAPACITY: '3' }),
-    startTargetSite(),
-  ]);
   await service.gateway.batchDispatcher.stop(0);
   client = new BatchClient(service);
   dispatcher = startBatchDispatcher(service.gateway.context, { owner: 'replica-b', driven: 'tick' });
 });
 afterAll(async () => {
   await dispatcher?.stop(1000);
-  await service?.stop();
-  await site?.close();
 });
 
 async function runUntilTerminal(id: string): Promise<Json> {

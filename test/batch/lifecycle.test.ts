@@ -1,19 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EmbeddedService } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { BatchClient, ledger, ledgerOnceReleased, startBatchService, type Json } from './batch-client.js';
+import { BatchClient, ledger, ledgerOnceReleased, batchServiceOptions, type Json } from './batch-client.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 let client: BatchClient;
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([startBatchService(), startTargetSite()]);
-  client = new BatchClient(service);
+  site = await startTargetSite();
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
+});
+const service = embeddedForSuite(batchServiceOptions());
+beforeAll(() => {
+  client = new BatchClient(service);
 });
 
 describe('a batch job from submission to completed', () => {

@@ -1,21 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EmbeddedService } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import { createdSession, sessionsClient } from '../sessions/sessions-client.js';
-import { BatchClient, isTerminal, PATIENT_HEARTBEAT_ENV, SLOW_MACHINE_MS, startBatchService, waitForWorker, type Json } from './batch-client.js';
+import { BatchClient, isTerminal, PATIENT_HEARTBEAT_ENV, SLOW_MACHINE_MS, batchServiceOptions, waitForWorker, type Json } from './batch-client.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 let client: BatchClient;
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([startBatchService(PATIENT_HEARTBEAT_ENV), startTargetSite()]);
-  await waitForWorker(service);
-  client = new BatchClient(service);
+  site = await startTargetSite();
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
+});
+const service = embeddedForSuite(batchServiceOptions(PATIENT_HEARTBEAT_ENV));
+beforeAll(async () => {
+  await waitForWorker(service);
+  client = new BatchClient(service);
 });
 
 describe('a batch job bound to a session (top-level session_id)', { timeout: 2 * SLOW_MACHINE_MS }, () => {

@@ -2,18 +2,17 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../gateway/webhooks/signature.js';
 import { openParams, overridesBinding, paramsBinding, sealClearBatchParams, sealParams } from '../../lib/store/batch/sealed-params.js';
-import type { EmbeddedService } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startHeldSite } from '../support/held-site.js';
 import { startHttpProxy } from '../support/proxies.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { BatchClient, startBatchService, type Json } from './batch-client.js';
+import { BatchClient, batchServiceOptions, type Json } from './batch-client.js';
 
 interface Delivery {
   headers: http.IncomingHttpHeaders;
   body: string;
 }
 
-let service: EmbeddedService;
 let site: TargetSite;
 let client: BatchClient;
 let receiver: http.Server;
@@ -46,13 +45,15 @@ beforeAll(async () => {
   const address = receiver.address();
   if (address === null || typeof address === 'string') throw new Error('no receiver address');
   receiverUrl = `http://127.0.0.1:${address.port}`;
-  [service, site] = await Promise.all([startBatchService(), startTargetSite()]);
-  client = new BatchClient(service);
+  site = await startTargetSite();
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
+});
+const service = embeddedForSuite(batchServiceOptions());
+beforeAll(() => {
+  client = new BatchClient(service);
 });
 
 async function deliveriesReach(count: number): Promise<void> {

@@ -1,13 +1,12 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BatchClient, startBatchService, type Json } from '../batch/batch-client.js';
-import type { EmbeddedService } from '../support/embedded.js';
+import { BatchClient, batchServiceOptions, type Json } from '../batch/batch-client.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { SIMPLE_HTML, startTargetSite, type TargetSite } from '../support/target-site.js';
 import { startGatedSite, type GatedSite } from './gated-site.js';
 import { CLI_SERVICE_ENV, CLI_TEST_TIMEOUT_MS, fetchWorkerVisible, runCli, startCli } from './run-cli.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 let api: BatchClient;
 let env: Record<string, string>;
@@ -16,15 +15,18 @@ const FOLLOW = ['--poll-interval', '100', '--progress-interval', '0'];
 const PROGRESS_LINE = /^progress (\d+)\/(\d+) \((\d+)%\) rate \d+\.\d\/s eta \S+ failed (\d+) credits (\d+) status (\w+)$/;
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([startBatchService(CLI_SERVICE_ENV), startTargetSite()]);
+  site = await startTargetSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
+const service = embeddedForSuite(batchServiceOptions(CLI_SERVICE_ENV));
+beforeAll(async () => {
   await fetchWorkerVisible(service.url, service.secret);
   api = new BatchClient(service);
   env = { TRAWLER_API_URL: service.url, TRAWLER_API_KEY: service.secret };
 });
-afterAll(async () => {
-  await service?.stop();
-  await site?.close();
-});
+
 
 function resultLines(path: string): Json[] {
   return readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Json);

@@ -1,23 +1,24 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { ARTICLE_HTML, SIMPLE_HTML, startTargetSite, type TargetSite } from '../support/target-site.js';
 import { CLI_SERVICE_ENV, CLI_TEST_TIMEOUT_MS, fetchWorkerVisible, runCli } from './run-cli.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 let env: Record<string, string>;
 const dir = mkdtempSync('/tmp/trawler-cli-');
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'], env: CLI_SERVICE_ENV }), startTargetSite()]);
-  await fetchWorkerVisible(service.url, service.secret);
-  env = { TRAWLER_API_URL: service.url, TRAWLER_API_KEY: service.secret };
+  site = await startTargetSite();
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
+});
+const service = embeddedForSuite({ engines: ['fetch'], env: CLI_SERVICE_ENV });
+beforeAll(async () => {
+  await fetchWorkerVisible(service.url, service.secret);
+  env = { TRAWLER_API_URL: service.url, TRAWLER_API_KEY: service.secret };
 });
 
 describe('trawler scrape against the embedded service', { timeout: CLI_TEST_TIMEOUT_MS }, () => {

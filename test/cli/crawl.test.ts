@@ -1,31 +1,30 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBatchService } from '../batch/batch-client.js';
-import type { EmbeddedService } from '../support/embedded.js';
+import { batchServiceOptions } from '../batch/batch-client.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startGeneratedSite, urlset, type GeneratedSite } from '../crawl/generated-site.js';
 import { CLI_SERVICE_ENV, CLI_TEST_TIMEOUT_MS, fetchWorkerVisible, runCli } from './run-cli.js';
 
-let service: EmbeddedService;
 let site: GeneratedSite;
 let env: Record<string, string>;
 const dir = mkdtempSync('/tmp/trawler-cli-crawl-');
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([
-    startBatchService(CLI_SERVICE_ENV),
-    startGeneratedSite({
-      sitemaps: { '/sitemap.xml': urlset(['/guide/a', '/about']) },
-      pages: { '/': ['/guide/b', '/about'], '/guide/a': [], '/guide/b': [], '/about': [] },
-    }),
-  ]);
+  site = await startGeneratedSite({
+    sitemaps: { '/sitemap.xml': urlset(['/guide/a', '/about']) },
+    pages: { '/': ['/guide/b', '/about'], '/guide/a': [], '/guide/b': [], '/about': [] },
+  });
+});
+afterAll(async () => {
+  await site?.close();
+});
+const service = embeddedForSuite(batchServiceOptions(CLI_SERVICE_ENV));
+beforeAll(async () => {
   await fetchWorkerVisible(service.url, service.secret);
   env = { TRAWLER_API_URL: service.url, TRAWLER_API_KEY: service.secret };
 });
-afterAll(async () => {
-  await service?.stop();
-  await site?.close();
-});
+
 
 describe('trawler crawl and trawler map', () => {
   it('crawls a site to an NDJSON file with progress, and maps it one URL a line', async () => {

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchClient, startBatchService } from '../batch/batch-client.js';
-import type { EmbeddedService } from '../support/embedded.js';
+import { BatchClient, batchServiceOptions } from '../batch/batch-client.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import { startGatedSite, type GatedSite } from './gated-site.js';
 import { CLI_SERVICE_ENV, CLI_TEST_TIMEOUT_MS, fetchWorkerVisible, runCli } from './run-cli.js';
@@ -16,7 +16,6 @@ import { CLI_SERVICE_ENV, CLI_TEST_TIMEOUT_MS, fetchWorkerVisible, runCli } from
 const ENTRY = join(process.cwd(), 'dist/bin/trawler.js');
 const SESSION = `trawler-cli-${process.pid}`;
 const dir = mkdtempSync(join(tmpdir(), 'trawler-cli-terminal-'));
-let service: EmbeddedService;
 let site: TargetSite;
 let gated: GatedSite;
 let api: BatchClient;
@@ -42,20 +41,26 @@ function typeCommand(args: string[]): void {
 
 beforeAll(async () => {
   if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: build first (npx tsc -p tsconfig.json)`);
-  [service, site, gated] = await Promise.all([startBatchService(CLI_SERVICE_ENV), startTargetSite(), startGatedSite()]);
+  [site, gated] = await Promise.all([startTargetSite(), startGatedSite()]);
+});
+// After-hooks run last registered first: the terminal closed and the gate opened, the service stopped, then the sites closed.
+afterAll(async () => {
+  await Promise.all([site?.close(), gated?.close()]);
+});
+const service = embeddedForSuite(batchServiceOptions(CLI_SERVICE_ENV));
+beforeAll(async () => {
   await fetchWorkerVisible(service.url, service.secret);
   api = new BatchClient(service);
   tmux('new-session', '-d', '-s', SESSION, '-x', '200', '-y', '50', '-c', dir, '-e', `TRAWLER_API_URL=${service.url}`, '-e', `TRAWLER_API_KEY=${service.secret}`, 'bash', '--norc', '--noprofile');
 }, 120_000);
 
-afterAll(async () => {
+afterAll(() => {
   try {
     tmux('kill-session', '-t', SESSION);
   } catch {
     // already gone
   }
   gated?.open();
-  await Promise.all([service?.stop(), site?.close(), gated?.close()]);
 });
 
 describe('the CLI in a terminal (tmux)', { timeout: CLI_TEST_TIMEOUT_MS }, () => {

@@ -1,20 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { EmbeddedService } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { createOrganization, createProject } from '../../lib/store/accounts.js';
 import { keyFor } from '../support/accounts.js';
-import { BatchClient, ledger, startBatchService, type Json } from '../batch/batch-client.js';
+import { BatchClient, ledger, batchServiceOptions, type Json } from '../batch/batch-client.js';
 import { sitemapIndex, startGeneratedSite, urlset, type GeneratedSite } from './generated-site.js';
 
-let service: EmbeddedService;
+const service = embeddedForSuite(batchServiceOptions());
 let client: BatchClient;
 let site: GeneratedSite | undefined;
 
-beforeAll(async () => {
-  service = await startBatchService();
+beforeAll(() => {
   client = new BatchClient(service);
-});
-afterAll(async () => {
-  await service?.stop();
 });
 afterEach(async () => {
   await site?.close();

@@ -6,24 +6,27 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../lib/store/accounts.js';
 import { startGeneratedSite, urlset } from '../crawl/generated-site.js';
-import { authed, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, startEmbedded } from '../support/embedded.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { until } from '../support/poll.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
+import { creditTotals } from '../support/ledger.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 let model: ModelServer;
 const clients: Client[] = [];
 
 beforeAll(async () => {
   [site, model] = await Promise.all([startTargetSite(), startModelServer()]);
-  service = await startEmbedded({ engines: ['fetch'], env: { AI_BASE_URL: model.baseUrl, AI_MODEL: 'm', BATCH_DISPATCH_INTERVAL_MS: '50', DEFAULT_RATE_LIMIT_PER_SECOND: '1000' } });
 });
+// After-hooks run last registered first: the clients closed, the service stopped, then the site and the model.
+afterAll(async () => {
+  await Promise.all([site?.close(), model?.close()]);
+});
+const service = embeddedForSuite(() => ({ engines: ['fetch'], env: { AI_BASE_URL: model.baseUrl, AI_MODEL: 'm', BATCH_DISPATCH_INTERVAL_MS: '50', DEFAULT_RATE_LIMIT_PER_SECOND: '1000' } }));
 afterAll(async () => {
   for (const client of clients) await client.close();
-  await service?.stop();
-  await Promise.all([site?.close(), model?.close()]);
 });
 
 async function httpClient(secret = service.secret): Promise<Client> {
@@ -49,7 +52,7 @@ async function stdioClient(apiUrl = service.url): Promise<Client> {
 }
 
 const text = (result: CallToolResult) => (result.content[0] as { text: string }).text;
-const spent = async () => Number((await service.db.query<{ s: string }>('SELECT COALESCE(SUM(spent_micro), 0) AS s FROM credit_period_totals')).rows[0].s);
+const spent = async () => (await creditTotals(service.db, 'all')).spent;
 
 describe.each([
   ['Streamable HTTP at /v1/mcp', () => httpClient()],

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scrapeEngine, startHarness, workerPool, NAMESPACE, type Harness } from '../operator/support/operator-run.js';
-import { jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { jsonPost } from '../support/embedded.js';
 import { until } from '../support/poll.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 
 /** The value of one series in an exposition, or undefined when the series is absent. */
@@ -11,17 +12,15 @@ function sample(text: string, name: string, labels: string): number | undefined 
 }
 
 describe('gateway and worker metrics follow what happens', () => {
-  let service: EmbeddedService;
   let site: TargetSite;
   beforeAll(async () => {
     site = await startTargetSite();
-    // A long heartbeat period: membership must not expire while a loaded machine delays timers.
-    service = await startEmbedded({ engines: ['fetch'], env: { HEARTBEAT_INTERVAL_MS: '5000' } });
   });
   afterAll(async () => {
-    await service?.stop();
     await site?.close();
   });
+  // A long heartbeat period: membership must not expire while a loaded machine delays timers.
+  const service = embeddedForSuite({ engines: ['fetch'], env: { HEARTBEAT_INTERVAL_MS: '5000' } });
 
   it('shows live pool membership per engine, every engine listed', async () => {
     const text = await until(() => service.registry.metrics(), (t) => sample(t, 'trawler_pool_workers', 'engine="fetch"') === 1);

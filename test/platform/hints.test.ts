@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { describe, expect, it } from 'vitest';
+import { problemOf as problemAnswer } from '../support/answers.js';
+import { authed, jsonPost } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
 /** Errors that say how to get it right (issue 32): names from other APIs, the key in the query, batch bounds, doc links. */
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: [] }); // no DOCS_URL: problems link to this deployment's own reference
 
-beforeAll(async () => {
-  service = await startEmbedded({ engines: [] }); // no DOCS_URL: problems link to this deployment's own reference
-});
-afterAll(async () => {
-  await service?.stop();
-});
-
-const problemOf = async (response: Response) => (await response.json()) as { code: string; detail: string; doc_url: string; type: string };
+const problemOf = async (response: Response) => (await problemAnswer(response)) as { code: string; detail: string; doc_url: string; type: string };
 
 describe('hints in problems', () => {
   it('names the parameter a caller brought from another API', async () => {

@@ -1,30 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryConcurrencyLimiter } from '../../gateway/limits/concurrency.js';
 import { MemoryRateLimiter } from '../../gateway/limits/rate-limiter.js';
-import { createApiKey, createOrganization, createProject } from '../../lib/store/accounts.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { keyFor, newAccount } from '../support/accounts.js';
+import { authed, jsonPost } from '../support/embedded.js';
 import { startHeldSite, type HeldSite } from '../support/held-site.js';
 import { until } from '../support/poll.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
-let service: EmbeddedService;
 let site: HeldSite;
 // The buckets' clock stands still: refills happen only when a test moves it.
 let now = 1_000_000;
 
 beforeAll(async () => {
-  const limits = { rateLimiter: new MemoryRateLimiter(2, () => now), concurrency: new MemoryConcurrencyLimiter() };
-  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'], limits }), startHeldSite()]);
+  site = await startHeldSite();
 });
+// After-hooks run last registered first: held requests released, then the service stopped, then the site closed.
 afterAll(async () => {
-  site?.releaseAll();
-  await service?.stop();
   await site?.close();
+});
+const service = embeddedForSuite(() => ({ engines: ['fetch'], limits: { rateLimiter: new MemoryRateLimiter(2, () => now), concurrency: new MemoryConcurrencyLimiter() } }));
+afterAll(() => {
+  site?.releaseAll();
 });
 
 async function keyWithLimits(rate: number, concurrency: number): Promise<string> {
-  const org = await createOrganization(service.db, 'limited', { monthlyCreditsMicro: 1_000_000_000, rateLimitPerSecond: rate, concurrencyLimit: concurrency });
-  const project = await createProject(service.db, org.id, 'limited');
-  return (await createApiKey(service.db, { projectId: project.id, name: 'k', environment: 'live', scopes: ['scrape'] })).secret;
+  const account = await newAccount(service.db, 1_000_000_000, { name: 'limited', rateLimitPerSecond: rate, concurrencyLimit: concurrency });
+  return keyFor(service.db, account.projectId, ['scrape'], 'k');
 }
 
 describe('request rate per key', () => {

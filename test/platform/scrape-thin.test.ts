@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isUlid } from '../../lib/ids.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { SIMPLE_HTML, startTargetSite, type TargetSite } from '../support/target-site.js';
 
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: ['fetch'] });
 let site: TargetSite;
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'] }), startTargetSite()]);
+  site = await startTargetSite();
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
 });
 

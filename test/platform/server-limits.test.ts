@@ -1,7 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import type { EmbeddedService } from '../support/embedded.js';
 import { until } from '../support/poll.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startDashboardService, type DashboardService } from '../dashboard/dashboard-service.js';
 
 // Issue 27 item 7: the gateway took any number of connections and gave a request 300 s to arrive; the dashboard ran on Node's defaults.
@@ -47,11 +48,7 @@ async function recordOf(service: EmbeddedService, answerText: string): Promise<{
 }
 
 describe('gateway connection limits', () => {
-  let service: EmbeddedService;
-  beforeAll(async () => {
-    service = await startEmbedded({ engines: [], env: { GATEWAY_MAX_CONNECTIONS: '3', GATEWAY_REQUEST_TIMEOUT_MS: '1000' } });
-  });
-  afterAll(async () => service?.stop());
+  const service = embeddedForSuite({ engines: [], env: { GATEWAY_MAX_CONNECTIONS: '3', GATEWAY_REQUEST_TIMEOUT_MS: '1000' } });
 
   it('closes a connection beyond GATEWAY_MAX_CONNECTIONS at once, and takes new ones when others end', async () => {
     const held = await Promise.all([1, 2, 3].map(() => answered(service.url, '/healthz')));

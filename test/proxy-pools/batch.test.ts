@@ -1,33 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_ENV, BatchClient, waitForWorker, type Json } from '../batch/batch-client.js';
 import { startExitTarget, startProviderGateway, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
-import { startPoolService, type PoolService } from '../support/pool-service.js';
+import { poolServiceForSuite } from '../support/pool-service.js';
 import { jsonPost } from '../support/embedded.js';
 
 let target: ExitTarget;
 let provider: ExitServer;
 let datacenter: ExitServer;
-let service: PoolService;
 let client: BatchClient;
 
 beforeAll(async () => {
   target = await startExitTarget();
   datacenter = await startStaticExit({ address: '127.0.0.60' });
   provider = await startProviderGateway({ US: ['127.0.0.61'], DE: ['127.0.0.62'] });
-  service = await startPoolService(
-    [
-      { id: 'dc', url: datacenter.url, tier: 'datacenter', country: 'NL' },
-      { id: 'gw', url: `http://127.0.0.1:${provider.port}`, username_template: 'cust-{country}-sess-{session}', password: 'secret', tier: 'residential', countries: ['US', 'DE'] },
-    ],
-    { env: BATCH_ENV },
-  );
-  client = new BatchClient(service);
-  await waitForWorker(service);
 });
 
 afterAll(async () => {
-  await service?.stop();
   await Promise.all([target?.close(), provider?.close(), datacenter?.close()]);
+});
+const service = poolServiceForSuite(() => [
+  { id: 'dc', url: datacenter.url, tier: 'datacenter', country: 'NL' },
+  { id: 'gw', url: `http://127.0.0.1:${provider.port}`, username_template: 'cust-{country}-sess-{session}', password: 'secret', tier: 'residential', countries: ['US', 'DE'] },
+], { env: BATCH_ENV });
+beforeAll(async () => {
+  client = new BatchClient(service);
+  await waitForWorker(service);
 });
 
 describe('batch items through the managed pool', () => {

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { problemOf as problemAnswer } from '../support/answers.js';
 import { deadPort, startExitTarget, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
-import { startPoolService, type PoolService } from '../support/pool-service.js';
+import { poolServiceForSuite } from '../support/pool-service.js';
 
 let target: ExitTarget;
 let exits: Record<string, ExitServer>;
-let service: PoolService;
+let down: number;
 
 beforeAll(async () => {
   target = await startExitTarget();
@@ -18,8 +19,15 @@ beforeAll(async () => {
     startStaticExit({ address: '127.0.0.32' }),
   ]);
   exits = { refusing, limited, chA, chB, dcX, dcY, auOk };
-  const down = await deadPort();
-  service = await startPoolService([
+  down = await deadPort();
+});
+
+afterAll(async () => {
+  await Promise.all([target?.close(), ...Object.values(exits ?? {}).map((e) => e.close())]);
+});
+const service = poolServiceForSuite(() => {
+  const { refusing, limited, chA, chB, dcX, dcY, auOk } = exits;
+  return [
     { id: 'au-refusing', url: 'http://wrong:creds@127.0.0.1:' + refusing.port, tier: 'residential', country: 'AU' },
     { id: 'br-limited', url: limited.url, tier: 'residential', country: 'BR' },
     { id: 'ca-down', url: `http://127.0.0.1:${down}`, tier: 'residential', country: 'CA' },
@@ -29,12 +37,7 @@ beforeAll(async () => {
     { id: 'dc-y', url: dcY.url, tier: 'datacenter', country: 'NL' },
     { id: 'nz-down', url: `http://127.0.0.1:${down}`, tier: 'residential', country: 'NZ' },
     { id: 'nz-ok', url: auOk.url, tier: 'residential', country: 'NZ' },
-  ]);
-});
-
-afterAll(async () => {
-  await service?.stop();
-  await Promise.all([target?.close(), ...Object.values(exits ?? {}).map((e) => e.close())]);
+  ];
 });
 
 beforeEach(async () => {
@@ -46,9 +49,7 @@ beforeEach(async () => {
 
 type Problem = { code: string; detail?: string; retryable: boolean; diagnostics?: { attempts?: { proxy: string | null }[] } };
 
-async function problemOf(response: Response): Promise<Problem> {
-  return (await response.json()) as Problem;
-}
+const problemOf = async (response: Response) => (await problemAnswer(response)) as Problem;
 
 async function healthRow(exitKey: string, domain = ''): Promise<{ cooldown_until: number; failures: number; bans: number; auth_failed_hash: string | null } | undefined> {
   const rows = await service.db.query<{ cooldown_until: number; failures: number; bans: number; auth_failed_hash: string | null }>(

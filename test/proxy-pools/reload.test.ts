@@ -5,11 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PoolFileSource } from '../../lib/proxy-pool/pool-file-watch.js';
 import { until } from '../support/poll.js';
 import { startExitTarget, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
-import { startPoolService, type PoolService } from '../support/pool-service.js';
+import { poolServiceForSuite } from '../support/pool-service.js';
 
 let target: ExitTarget;
 let exits: ExitServer[];
-let service: PoolService;
 
 const dcExit = () => ({ id: 'dc-de', url: exits[0].url, tier: 'datacenter', country: 'DE' });
 const jpExit = () => ({ id: 'resi-jp', url: exits[1].url, tier: 'residential', country: 'JP' });
@@ -29,14 +28,13 @@ const metricValue = async (name: string, labels = ''): Promise<number> => {
 beforeAll(async () => {
   target = await startExitTarget();
   exits = await Promise.all([startStaticExit({ address: '127.0.0.80' }), startStaticExit({ address: '127.0.0.81' })]);
-  // The watch sees the file's directory change; the periodic look is long, so it is the watch that acts.
-  service = await startPoolService([dcExit()], { env: { PROXY_POOLS_WATCH_MS: '600000' } });
 });
 
 afterAll(async () => {
-  await service?.stop();
   await Promise.all([target?.close(), ...(exits ?? []).map((e) => e.close())]);
 });
+// The watch sees the file's directory change; the periodic look is long, so it is the watch that acts.
+const service = poolServiceForSuite(() => [dcExit()], { env: { PROXY_POOLS_WATCH_MS: '600000' } });
 
 describe('reloading PROXY_POOLS_FILE without a restart', () => {
   it('serves new requests from a changed file', async () => {

@@ -1,27 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startExitTarget, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
-import { startPoolService, type PoolService } from '../support/pool-service.js';
+import { poolServiceForSuite } from '../support/pool-service.js';
 
 let target: ExitTarget;
 let exits: ExitServer[];
-let service: PoolService;
 
 beforeAll(async () => {
   target = await startExitTarget();
   exits = await Promise.all([startStaticExit({ address: '127.0.0.70' }), startStaticExit({ address: '127.0.0.71' })]);
-  service = await startPoolService(
-    [
-      { id: 'de-resi', url: exits[0].url, tier: 'residential', country: 'DE' },
-      { id: 'jp-dc', url: exits[1].url, tier: 'datacenter', country: 'JP' },
-    ],
-    { engines: ['fetch', 'obscura', 'chromium'] },
-  );
 });
 
 afterAll(async () => {
-  await service?.stop();
   await Promise.all([target?.close(), ...(exits ?? []).map((e) => e.close())]);
 });
+const service = poolServiceForSuite(() => [
+  { id: 'de-resi', url: exits[0].url, tier: 'residential', country: 'DE' },
+  { id: 'jp-dc', url: exits[1].url, tier: 'datacenter', country: 'JP' },
+], { engines: ['fetch', 'obscura', 'chromium'] });
 
 describe('browser renders through pool exits', () => {
   it("renders through the residential exit of proxy_country with that country's timezone and locale", async () => {

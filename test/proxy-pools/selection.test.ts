@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startExitTarget, startProviderGateway, startSocksExit, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
-import { startPoolService, type PoolService } from '../support/pool-service.js';
+import { poolServiceForSuite } from '../support/pool-service.js';
 
 let target: ExitTarget;
 let exits: ExitServer[];
 let gateway: ExitServer;
-let service: PoolService;
 
 beforeAll(async () => {
   target = await startExitTarget();
@@ -15,26 +14,25 @@ beforeAll(async () => {
     startSocksExit('127.0.0.4'),
   ]);
   gateway = await startProviderGateway({ US: ['127.0.0.10', '127.0.0.11', '127.0.0.12'], DE: ['127.0.0.20', '127.0.0.21', '127.0.0.22'] });
-  service = await startPoolService([
-    { id: 'dc-a', url: exits[0].url, tier: 'datacenter', country: 'NL', provider: 'own' },
-    { id: 'dc-b', url: exits[1].url, tier: 'datacenter', country: 'NL', provider: 'own' },
-    { id: 'resi-socks', url: exits[2].url, tier: 'residential', country: 'FR', provider: 'socksy' },
-    {
-      id: 'resi-gw',
-      url: `http://127.0.0.1:${gateway.port}`,
-      username_template: 'cust-{country}-sess-{session}',
-      password: 'secret',
-      tier: 'residential',
-      countries: ['US', 'DE'],
-      provider: 'bigresi',
-    },
-  ]);
 });
 
 afterAll(async () => {
-  await service?.stop();
   await Promise.all([target?.close(), gateway?.close(), ...(exits ?? []).map((e) => e.close())]);
 });
+const service = poolServiceForSuite(() => [
+  { id: 'dc-a', url: exits[0].url, tier: 'datacenter', country: 'NL', provider: 'own' },
+  { id: 'dc-b', url: exits[1].url, tier: 'datacenter', country: 'NL', provider: 'own' },
+  { id: 'resi-socks', url: exits[2].url, tier: 'residential', country: 'FR', provider: 'socksy' },
+  {
+    id: 'resi-gw',
+    url: `http://127.0.0.1:${gateway.port}`,
+    username_template: 'cust-{country}-sess-{session}',
+    password: 'secret',
+    tier: 'residential',
+    countries: ['US', 'DE'],
+    provider: 'bigresi',
+  },
+]);
 
 const lastSeen = (): string | undefined => target.seen().at(-1);
 

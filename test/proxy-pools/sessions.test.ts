@@ -1,24 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authed, jsonPost } from '../support/embedded.js';
 import { startExitTarget, startProviderGateway, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
-import { startPoolService, type PoolService } from '../support/pool-service.js';
+import { poolServiceForSuite } from '../support/pool-service.js';
 
 let target: ExitTarget;
 let provider: ExitServer;
-let service: PoolService;
 
 beforeAll(async () => {
   target = await startExitTarget();
   provider = await startProviderGateway({ US: ['127.0.0.50', '127.0.0.51', '127.0.0.52', '127.0.0.53'] });
-  service = await startPoolService([
-    { id: 'gw', url: `http://127.0.0.1:${provider.port}`, username_template: 'cust-{country}-sess-{session}', password: 'secret', tier: 'residential', countries: ['US'], region: 'us-east' },
-  ]);
 });
 
 afterAll(async () => {
-  await service?.stop();
   await Promise.all([target?.close(), provider?.close()]);
 });
+const service = poolServiceForSuite(() => [
+  { id: 'gw', url: `http://127.0.0.1:${provider.port}`, username_template: 'cust-{country}-sess-{session}', password: 'secret', tier: 'residential', countries: ['US'], region: 'us-east' },
+]);
 
 type Session = { id: string; sticky_key: string; proxy: Record<string, unknown>; domain_scores?: Record<string, Record<string, unknown>> };
 

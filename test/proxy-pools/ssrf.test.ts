@@ -1,22 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startExitTarget, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
-import { startPoolService, type PoolService } from '../support/pool-service.js';
+import { poolServiceForSuite } from '../support/pool-service.js';
 
 let target: ExitTarget;
 let exit: ExitServer;
-let service: PoolService;
 
 beforeAll(async () => {
   target = await startExitTarget();
   exit = await startStaticExit({ address: '127.0.0.80' });
-  // `localhost` is refused as a caller's proxy host; the deployment's own exits are trusted.
-  service = await startPoolService([{ id: 'local', url: `http://localhost:${exit.port}`, tier: 'residential', country: 'DE' }]);
 });
 
 afterAll(async () => {
-  await service?.stop();
   await Promise.all([target?.close(), exit?.close()]);
 });
+// `localhost` is refused as a caller's proxy host; the deployment's own exits are trusted.
+const service = poolServiceForSuite(() => [{ id: 'local', url: `http://localhost:${exit.port}`, tier: 'residential', country: 'DE' }]);
 
 describe('SSRF through pool exits', () => {
   it('reaches the target through an exit on a private (loopback) address: exits are trusted', async () => {

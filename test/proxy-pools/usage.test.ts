@@ -3,7 +3,7 @@ import { authed } from '../support/embedded.js';
 import { startHeldSite, type HeldSite } from '../support/held-site.js';
 import { until } from '../support/poll.js';
 import { startExitTarget, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
-import { startPoolService, type PoolService } from '../support/pool-service.js';
+import { poolServiceForSuite } from '../support/pool-service.js';
 
 /**
  * Residential (premium_proxy) charges as GET /v1/usage and its summary and reconciliation show them
@@ -13,7 +13,6 @@ import { startPoolService, type PoolService } from '../support/pool-service.js';
 let target: ExitTarget;
 let held: HeldSite;
 let exits: ExitServer[];
-let service: PoolService;
 const MICRO = 1_000_000;
 
 const usage = async (path: string): Promise<Record<string, any>> => {
@@ -25,17 +24,18 @@ const usage = async (path: string): Promise<Record<string, any>> => {
 beforeAll(async () => {
   [target, held] = await Promise.all([startExitTarget(), startHeldSite()]);
   exits = await Promise.all([startStaticExit({ address: '127.0.0.100' }), startStaticExit({ address: '127.0.0.101' }), startStaticExit({ address: '127.0.0.102' })]);
-  service = await startPoolService([
-    { id: 'dc', url: exits[0].url, tier: 'datacenter', country: 'NL' },
-    { id: 'resi-a', url: exits[1].url, tier: 'residential', country: 'DE' },
-    { id: 'resi-b', url: exits[2].url, tier: 'residential', country: 'DE' },
-  ]);
 });
 
 afterAll(async () => {
-  held?.releaseAll();
-  await service?.stop();
   await Promise.all([target?.close(), held?.close(), ...(exits ?? []).map((e) => e.close())]);
+});
+const service = poolServiceForSuite(() => [
+  { id: 'dc', url: exits[0].url, tier: 'datacenter', country: 'NL' },
+  { id: 'resi-a', url: exits[1].url, tier: 'residential', country: 'DE' },
+  { id: 'resi-b', url: exits[2].url, tier: 'residential', country: 'DE' },
+]);
+afterAll(() => {
+  held?.releaseAll();
 });
 
 describe('residential charges in usage', () => {

@@ -4,6 +4,8 @@ import type { QueryResult, Queryable } from '../../lib/store/db.js';
 import type { RequestLogEntry } from '../../lib/store/request-log-entry.js';
 import { RequestLogWriter } from '../../gateway/request-log/log-writer.js';
 import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { creditTotals } from '../support/ledger.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 
 let site: TargetSite;
@@ -13,8 +15,7 @@ beforeAll(async () => {
 afterAll(async () => site?.close());
 
 async function ledgerSpent(service: EmbeddedService): Promise<number> {
-  const result = await service.db.query<{ spent: string }>(`SELECT COALESCE(SUM(spent_micro), 0) AS spent FROM credit_period_totals WHERE environment = 'live'`);
-  return Number(result.rows[0].spent);
+  return (await creditTotals(service.db)).spent;
 }
 
 /** Scrapes fired at once, some answered 200 and some refused; every id resolved as soon as all answers are in. */
@@ -42,11 +43,7 @@ describe.each([
   ['entries still pending in the writer', '10000'],
   ['the default flush interval', '50'],
 ])('batched request log: every id of a burst resolves at once (%s)', (_label, flushMs) => {
-  let service: EmbeddedService;
-  beforeAll(async () => {
-    service = await startEmbedded({ engines: ['fetch'], env: { REQUEST_LOG_FLUSH_MS: flushMs } });
-  });
-  afterAll(async () => service?.stop());
+  const service = embeddedForSuite({ engines: ['fetch'], env: { REQUEST_LOG_FLUSH_MS: flushMs } });
 
   it('finds every X-Request-Id, with the charge the answer stated, and the ledger agrees', async () => {
     const { answers, entries, spent } = await burstThenResolve(service, 40);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, createProject } from '../../lib/store/accounts.js';
 import type { RequestLogEntry, RequestStatus } from '../../lib/store/request-log-entry.js';
-import { authed, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { HOUR_MS, ago, makeEntry, newestFirst, seed } from './log-entries.js';
 import { keyFor } from '../support/accounts.js';
 
@@ -10,7 +11,7 @@ interface ListBody {
   page: { retention_hours: number; retained_since: string; has_more: boolean; next_before?: string; next_before_id?: string };
 }
 
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: [] });
 let ownKey: string;
 let readKey: string;
 let otherOrgKey: string;
@@ -26,7 +27,6 @@ async function list(secret: string, query = ''): Promise<{ status: number; body:
 }
 
 beforeAll(async () => {
-  service = await startEmbedded({ engines: [] });
   const db = service.db;
   const second = await createProject(db, service.organizationId, 'second');
   const archived = await createProject(db, service.organizationId, 'archived');
@@ -60,7 +60,6 @@ beforeAll(async () => {
   ]);
   await seed(db, bulkOrg.id, Array.from({ length: 205 }, (_, i) => makeEntry(bulk.id, ago(i * 1000, now))));
 });
-afterAll(async () => service?.stop());
 
 const ids = (entries: RequestLogEntry[]) => entries.map((entry) => entry.id);
 

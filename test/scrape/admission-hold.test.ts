@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../lib/store/accounts.js';
-import { jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { jsonPost, type EmbeddedService } from '../support/embedded.js';
 import { startHeldSite, type HeldSite } from '../support/held-site.js';
 import { until } from '../support/poll.js';
 import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
 let service: EmbeddedService;
 let site: HeldSite;
@@ -17,21 +18,25 @@ const statements: string[] = [];
 // The hold joins the admission statement on the shared limiter only (PostgreSQL; docs/platform.md, "Performance").
 describe.skipIf(!available)("a scrape's credit hold taken in its admission statement (PostgreSQL)", () => {
   beforeAll(async () => {
-    database = await createTestDatabase();
-    [service, site, quick] = await Promise.all([startEmbedded({ engines: ['fetch'], databaseUrl: database.url }), startHeldSite(), startHeldSite()]);
+    [database, site, quick] = await Promise.all([createTestDatabase(), startHeldSite(), startHeldSite()]);
     quick.releaseAll();
+  });
+  // After-hooks run last registered first: held requests released, the service stopped, then the sites and the database.
+  afterAll(async () => {
+    await site?.close();
+    await quick?.close();
+    await database?.drop();
+  });
+  service = embeddedForSuite(() => ({ engines: ['fetch'], databaseUrl: database.url }));
+  afterAll(() => {
+    site?.releaseAll();
+  });
+  beforeAll(() => {
     const query = service.db.query.bind(service.db);
     service.db.query = (sql, params, options) => {
       statements.push(options?.name ?? sql);
       return query(sql, params, options);
     };
-  });
-  afterAll(async () => {
-    site?.releaseAll();
-    await service?.stop();
-    await site?.close();
-    await quick?.close();
-    await database?.drop();
   });
 
   it('holds with the token and the slot: held while the page is fetched, then settled once with what the answer says', async () => {

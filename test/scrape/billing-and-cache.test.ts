@@ -1,28 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../lib/store/accounts.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost } from '../support/embedded.js';
+import { creditTotals } from '../support/ledger.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'], env: { TEST_MONTHLY_CREDITS: '5' } }), startTargetSite()]);
+  site = await startTargetSite();
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
 });
+const service = embeddedForSuite({ engines: ['fetch'], env: { TEST_MONTHLY_CREDITS: '5' } });
 
 const scrape = (body: Record<string, unknown>, secret = service.secret) => fetch(`${service.url}/v1/scrape`, jsonPost(secret, body));
 
 async function spentMicro(environment = 'live'): Promise<number> {
-  const rows = await service.db.query<{ spent: number; reserved: number }>(
-    'SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_period_totals WHERE environment = $1',
-    [environment],
-  );
-  expect(Number(rows.rows[0].reserved)).toBe(0);
-  return Number(rows.rows[0].spent);
+  const { spent, reserved } = await creditTotals(service.db, environment as 'live' | 'test');
+  expect(reserved).toBe(0);
+  return spent;
 }
 
 async function logEntry(requestId: string | null): Promise<Record<string, unknown>> {

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../lib/store/accounts.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost, type EmbeddedService } from '../support/embedded.js';
 import { startHeldSite, type HeldSite } from '../support/held-site.js';
 import { until } from '../support/poll.js';
 import { createTestDatabase, distributedServicesAvailable } from '../support/services.js';
+import { creditTotals } from '../support/ledger.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
 let service: EmbeddedService;
 let site: HeldSite;
@@ -14,14 +16,16 @@ const available = await distributedServicesAvailable();
 // Holds live in the store on PostgreSQL only; the embedded store keeps them in memory (test/scrape/memory-holds.test.ts).
 describe.skipIf(!available)('a credit hold lost before its settlement (docs/platform.md, "Performance")', () => {
   beforeAll(async () => {
-    database = await createTestDatabase();
-    [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'], databaseUrl: database.url }), startHeldSite()]);
+    [database, site] = await Promise.all([createTestDatabase(), startHeldSite()]);
   });
+  // After-hooks run last registered first: held requests released, the service stopped, then the site and the database.
   afterAll(async () => {
-    site?.releaseAll();
-    await service?.stop();
     await site?.close();
     await database?.drop();
+  });
+  service = embeddedForSuite(() => ({ engines: ['fetch'], databaseUrl: database.url }));
+  afterAll(() => {
+    site?.releaseAll();
   });
 
   it('answers the scrape as a failure at 0 credits, and the ledger and the request log agree', async () => {
@@ -63,6 +67,5 @@ describe.skipIf(!available)('a credit hold lost before its settlement (docs/plat
 });
 
 async function spent(): Promise<number> {
-  const result = await service.db.query<{ spent: string }>('SELECT COALESCE(SUM(spent_micro), 0) AS spent FROM credit_period_totals');
-  return Number(result.rows[0].spent);
+  return (await creditTotals(service.db, 'all')).spent;
 }

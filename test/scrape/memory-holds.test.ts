@@ -1,23 +1,28 @@
 import { createApiKey } from '../../lib/store/accounts.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost } from '../support/embedded.js';
 import { startHeldSite, type HeldSite } from '../support/held-site.js';
 import { until } from '../support/poll.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
 // The embedded store keeps scrape holds in memory and group-commits their settlements (lib/store/memory-holds.ts).
-let service: EmbeddedService;
 let site: HeldSite;
 let secondSite: HeldSite;
 
 beforeAll(async () => {
-  [service, site, secondSite] = await Promise.all([startEmbedded({ engines: ['fetch'] }), startHeldSite(), startHeldSite()]);
-  await service.db.query('UPDATE organizations SET monthly_credits_micro = 1000000000, concurrency_limit = 100, rate_limit_per_second = 1000');
+  [site, secondSite] = await Promise.all([startHeldSite(), startHeldSite()]);
 });
+// After-hooks run last registered first: held requests released, the service stopped, then the sites closed.
 afterAll(async () => {
+  await Promise.all([site?.close(), secondSite?.close()]);
+});
+const service = embeddedForSuite({ engines: ['fetch'] });
+afterAll(() => {
   site?.releaseAll();
   secondSite?.releaseAll();
-  await service?.stop();
-  await Promise.all([site?.close(), secondSite?.close()]);
+});
+beforeAll(async () => {
+  await service.db.query('UPDATE organizations SET monthly_credits_micro = 1000000000, concurrency_limit = 100, rate_limit_per_second = 1000');
 });
 
 interface Usage {

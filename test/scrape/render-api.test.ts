@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { jsonPost } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startJsSite, type JsSite } from '../support/js-pages.js';
 
-let service: EmbeddedService;
 let site: JsSite;
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch', 'obscura', 'chromium'] }), startJsSite()]);
+  site = await startJsSite();
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
 });
+const service = embeddedForSuite({ engines: ['fetch', 'obscura', 'chromium'] });
 
 const scrape = (body: Record<string, unknown>) => fetch(`${service.url}/v1/scrape`, jsonPost(service.secret, { cache: false, ...body }));
 

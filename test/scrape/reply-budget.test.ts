@@ -3,7 +3,9 @@ import { MemoryBus } from '../../lib/bus/memory-bus.js';
 import { MAX_REPLY_BYTES } from '../../lib/bus/nats-reply-protocol.js';
 import type { ZodType } from 'zod';
 import type { JsonHandler } from '../../lib/bus/bus.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost } from '../support/embedded.js';
+import { creditTotals } from '../support/ledger.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 
 // Issue 27 item 6: a worker's reply on the bus is bounded (64 MiB, as on NATS). In the embedded default a
@@ -11,7 +13,6 @@ import { startTargetSite, type TargetSite } from '../support/target-site.js';
 // the caller a problem it can act on, with a request id the log resolves, and cost nothing.
 const MARK = 'reply-over-budget';
 
-let service: EmbeddedService;
 let site: TargetSite;
 
 beforeAll(async () => {
@@ -26,20 +27,16 @@ beforeAll(async () => {
     };
     return serveJson.call(this, subject, group, schema, padded, responderId);
   });
-  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'] }), startTargetSite()]);
+  site = await startTargetSite();
 });
+// After-hooks run last registered first: the service stopped, then the mocks restored and the site closed.
 afterAll(async () => {
   vi.restoreAllMocks();
-  await service?.stop();
   await site?.close();
 });
+const service = embeddedForSuite({ engines: ['fetch'] });
 
-async function ledger(): Promise<{ spent: number; reserved: number }> {
-  const rows = await service.db.query<{ spent: number; reserved: number }>(
-    "SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_period_totals WHERE environment = 'live'",
-  );
-  return { spent: Number(rows.rows[0].spent), reserved: Number(rows.rows[0].reserved) };
-}
+const ledger = () => creditTotals(service.db);
 
 describe('the bus reply budget, end to end', () => {
   it('answers a result over 64 MiB with RENDER_FAILED naming the budget, logged under its id, charged nothing', async () => {

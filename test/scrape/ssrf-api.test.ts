@@ -1,20 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { jsonPost } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import { startCountingListener, type CountingListener } from '../egress/counting-listener.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 let privateListener: CountingListener;
 
 beforeAll(async () => {
-  [service, site, privateListener] = await Promise.all([startEmbedded({ engines: ['fetch'] }), startTargetSite(), startCountingListener('127.0.0.2')]);
+  [site, privateListener] = await Promise.all([startTargetSite(), startCountingListener('127.0.0.2')]);
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
   await privateListener?.close();
 });
+const service = embeddedForSuite({ engines: ['fetch'] });
 
 describe('SSRF policy through the API', () => {
   it('refuses every notation of a non-public target with 400 SSRF_BLOCKED at 0 credits, and nothing reaches it', async () => {

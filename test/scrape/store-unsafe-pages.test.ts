@@ -2,33 +2,28 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC_PREFIX } from '../../lib/metrics.js';
-import { jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { jsonPost } from '../support/embedded.js';
+import { creditTotals } from '../support/ledger.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 
 // A page PostgreSQL's jsonb could not hold (NUL) must still answer with its charge, and the ledger
 // must say exactly what the answers said, however often the client asks.
 const NUL_PAGE = '<!DOCTYPE html><html><body><p>before\u0000after</p></body></html>';
 
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: ['fetch'] });
 let target: Server;
 let origin: string;
 
 beforeAll(async () => {
-  service = await startEmbedded({ engines: ['fetch'] });
   target = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(NUL_PAGE));
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await service?.stop();
   await new Promise((resolve) => target?.close(resolve));
 });
 
-async function ledger(): Promise<{ spent: number; reserved: number }> {
-  const rows = await service.db.query<{ spent: number; reserved: number }>(
-    `SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_period_totals WHERE environment = 'live'`,
-  );
-  return { spent: Number(rows.rows[0].spent), reserved: Number(rows.rows[0].reserved) };
-}
+const ledger = () => creditTotals(service.db);
 
 /** Scrapes and returns what the answer says it charged, in micro-credits. */
 async function scrape(body: Record<string, unknown>): Promise<{ response: Response; text: string; chargedMicro: number }> {

@@ -1,22 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import { createdSession, sessionsClient, type SessionJson } from './sessions-client.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 let api: ReturnType<typeof sessionsClient>;
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([
-    startEmbedded({ engines: ['fetch', 'obscura'], env: { DEFAULT_RATE_LIMIT_PER_SECOND: '1000' } }),
-    startTargetSite(),
-  ]);
-  api = sessionsClient(service);
+  site = await startTargetSite();
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
+});
+const service = embeddedForSuite({ engines: ['fetch', 'obscura'], env: { DEFAULT_RATE_LIMIT_PER_SECOND: '1000' } });
+beforeAll(() => {
+  api = sessionsClient(service);
 });
 
 describe('a browser session (obscura)', () => {

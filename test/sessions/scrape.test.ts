@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import {
   createdSession,
@@ -12,20 +12,18 @@ import {
   type SessionJson,
 } from './sessions-client.js';
 
-let service: EmbeddedService;
 let site: TargetSite;
 let api: ReturnType<typeof sessionsClient>;
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([
-    startEmbedded({ engines: ['fetch'], env: { DEFAULT_RATE_LIMIT_PER_SECOND: '1000' } }),
-    startTargetSite(),
-  ]);
-  api = sessionsClient(service);
+  site = await startTargetSite();
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
+});
+const service = embeddedForSuite({ engines: ['fetch'], env: { DEFAULT_RATE_LIMIT_PER_SECOND: '1000' } });
+beforeAll(() => {
+  api = sessionsClient(service);
 });
 
 interface Echo {

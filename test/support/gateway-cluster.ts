@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { expect } from 'vitest';
 import { DistributedPrograms, type Gateway } from './distributed-programs.js';
+import { creditTotals } from './ledger.js';
 import { until } from './poll.js';
 
 type Json = Record<string, unknown>;
@@ -59,10 +60,7 @@ export async function startGatewayCluster(): Promise<GatewayCluster> {
       return gateway;
     },
     async ledger() {
-      const rows = await db.query<{ spent: string; reserved: string }>(
-        `SELECT COALESCE(SUM(spent_micro), 0) AS spent, COALESCE(SUM(reserved_micro), 0) AS reserved FROM credit_period_totals WHERE environment = 'live'`,
-      );
-      return { spent: Number(rows.rows[0].spent), reserved: Number(rows.rows[0].reserved) };
+      return creditTotals(db);
     },
     async runningItems(jobId) {
       const rows = await db.query<{ seq: string; lease_owner: string }>(

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { authed, jsonPost, startEmbedded, type EmbeddedOptions, type EmbeddedService } from './embedded.js';
+import { creditTotals } from './ledger.js';
+import { forSuite } from './suite-service.js';
 
 /** An embedded service whose PROXY_POOLS_FILE holds `exits`; health read from the store for every request. */
 export interface PoolService extends EmbeddedService {
@@ -33,12 +35,16 @@ export async function startPoolService(exits: unknown[], options: EmbeddedOption
       return (await response.json()) as Record<string, unknown>;
     },
     spentMicro: async () => {
-      const rows = await service.db.query<{ spent: number }>('SELECT COALESCE(SUM(spent_micro), 0) AS spent FROM credit_period_totals');
-      return Number(rows.rows[0].spent);
+      return (await creditTotals(service.db, 'all')).spent;
     },
     stop: async () => {
       await service.stop();
       pool.remove();
     },
   };
+}
+
+/** startPoolService for a suite (test/support/suite-service.ts): `exits` read in its beforeAll, after the hooks registered before. */
+export function poolServiceForSuite(exits: () => unknown[], options: EmbeddedOptions = {}): PoolService {
+  return forSuite(() => startPoolService(exits(), options));
 }

@@ -1,26 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lib/config.js';
 import { createApiKey } from '../../lib/store/accounts.js';
-import { BatchClient, ledgerOnceReleased, startBatchService, type Json } from '../batch/batch-client.js';
-import { authed, type EmbeddedService } from '../support/embedded.js';
+import { BatchClient, ledgerOnceReleased, batchServiceOptions, type Json } from '../batch/batch-client.js';
+import { authed } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 
 // Issue 27 item 5: the test ledger has an allowance of its own (TEST_MONTHLY_CREDITS), and a batch job's
 // holds go to the job's ledger whichever key appends or retries. Here the test allowance is 0.
-let service: EmbeddedService;
 let site: TargetSite;
 let live: BatchClient;
 let test: BatchClient;
 beforeAll(async () => {
-  [service, site] = await Promise.all([startBatchService({ TEST_MONTHLY_CREDITS: '0' }), startTargetSite()]);
+  site = await startTargetSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
+const service = embeddedForSuite(batchServiceOptions({ TEST_MONTHLY_CREDITS: '0' }));
+beforeAll(async () => {
   live = new BatchClient(service);
   const testKey = await createApiKey(service.db, { projectId: service.projectId, name: 'sandbox', environment: 'test', scopes: ['batch', 'read'] });
   test = new BatchClient(service, testKey.secret);
 });
-afterAll(async () => {
-  await service?.stop();
-  await site?.close();
-});
+
 
 async function usage(client: BatchClient, environment: 'live' | 'test'): Promise<Json> {
   const response = await fetch(`${service.url}/v1/usage?environment=${environment}`, authed(client.secret));

@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../lib/store/accounts.js';
-import { authed, jsonPost, startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { authed, jsonPost } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: ['fetch'] });
 let site: TargetSite;
 let scrapeOnly: string;
 
 beforeAll(async () => {
-  [service, site] = await Promise.all([startEmbedded({ engines: ['fetch'] }), startTargetSite()]);
+  site = await startTargetSite();
   scrapeOnly = (await createApiKey(service.db, { projectId: service.projectId, name: 'no-read', environment: 'live', scopes: ['scrape'] })).secret;
   for (const path of ['/', '/status/404', '/status/500']) {
     const response = await fetch(`${service.url}/v1/scrape`, jsonPost(service.secret, { url: `${site.origin}${path}`, cache: false }));
@@ -16,7 +17,6 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageLinks } from '../../../lib/crawl/links.js';
+import { pageLinks } from '../../../../lib/crawl/links.js';
 
 describe('pageLinks', () => {
   it('resolves every a and area href against the page, in document order, entities decoded', () => {

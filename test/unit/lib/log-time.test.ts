@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createIsoTime } from '../../../../lib/log-time.js';
+import { createIsoTime } from '../../../lib/log-time.js';
 
 describe('createIsoTime', () => {
   it("writes what pino's isoTime writes, within a second, across seconds and back in time", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { itemParams, parseJobParams } from '../../../gateway/batch/item-params.js';
-import { ServiceError } from '../../../lib/errors/index.js';
-import { parseScrapeBody, type ParseOptions } from '../../../lib/scrape/params.js';
+import { itemParams, parseJobParams } from '../../../../gateway/batch/item-params.js';
+import { ServiceError } from '../../../../lib/errors/index.js';
+import { parseScrapeBody, type ParseOptions } from '../../../../lib/scrape/params.js';
 
 const options: ParseOptions = { projectDefaults: { js_render: false }, egressPolicy: { allowLoopback: false } };
 const jobParams = { response_format: 'markdown', wait: 250, custom_headers: { 'x-a': 'b' } };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { browserChargeMicro, browserHoldMicro, browserMinuteMicro } from '../../lib/billing/browser-price.js';
-import { engineCostMicro } from '../../lib/billing/cost.js';
-import { ENGINE_PRICE_CREDITS } from '../../lib/billing/prices.js';
+import { browserChargeMicro, browserHoldMicro, browserMinuteMicro } from '../../../../lib/billing/browser-price.js';
+import { engineCostMicro } from '../../../../lib/billing/cost.js';
+import { ENGINE_PRICE_CREDITS } from '../../../../lib/billing/prices.js';
 
 const chromium = { engine: 'chromium', tier: 'datacenter' } as const;
 const credits = (micro: number) => micro / 1_000_000;

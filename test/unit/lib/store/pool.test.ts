@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Db, QueryResult } from '../../../lib/store/db.js';
-import { gatedDb } from '../../../lib/store/gated-db.js';
-import { databasePoolSize, dispatcherConnections } from '../../../lib/store/pool-sizing.js';
+import type { Db, QueryResult } from '../../../../lib/store/db.js';
+import { gatedDb } from '../../../../lib/store/gated-db.js';
+import { databasePoolSize, dispatcherConnections } from '../../../../lib/store/pool-sizing.js';
 
 /** A store whose statements finish only when the test says so, counting how many run at once. */
 function heldStore() {

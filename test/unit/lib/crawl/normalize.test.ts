@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeUrl } from '../../../lib/crawl/normalize.js';
-import { matchesPathPattern } from '../../../lib/crawl/path-patterns.js';
+import { normalizeUrl } from '../../../../lib/crawl/normalize.js';
+import { matchesPathPattern } from '../../../../lib/crawl/path-patterns.js';
 
 describe('normalizeUrl', () => {
   it('gives one spelling to one page', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBrowserQuery } from '../../gateway/browser/params.js';
+import { parseBrowserQuery } from '../../../../gateway/browser/params.js';
 
 function failure(query: Record<string, unknown>): string {
   try {

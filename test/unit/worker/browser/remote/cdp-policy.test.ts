@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectionPolicy } from '../../worker/browser/remote/cdp-policy.js';
+import { ConnectionPolicy } from '../../../../../worker/browser/remote/cdp-policy.js';
 
 const OWN = 'ctx-own';
 const PROXY = 'http://127.0.0.1:4567';

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BusError, type Bus, type RequestOptions } from '../../../lib/bus/bus.js';
-import { ACCEPT_WITHIN_MS } from '../../../lib/bus/nats-reply-protocol.js';
-import { ServiceError } from '../../../lib/errors/index.js';
-import { dispatchJob, type Liveness } from '../../../gateway/scrape/dispatch.js';
-import { wireJob } from '../../support/scrape-job.js';
+import { BusError, type Bus, type RequestOptions } from '../../../../lib/bus/bus.js';
+import { ACCEPT_WITHIN_MS } from '../../../../lib/bus/nats-reply-protocol.js';
+import { ServiceError } from '../../../../lib/errors/index.js';
+import { dispatchJob, type Liveness } from '../../../../gateway/scrape/dispatch.js';
+import { wireJob } from '../../../support/scrape-job.js';
 
 const EXPIRY_MS = 6000;
 
