@@ -1,6 +1,5 @@
 import { chromium, type Browser } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
-import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
 import { newId } from '../../lib/ids.js';
@@ -9,6 +8,7 @@ import { startJsSite, type JsSite } from '../support/js-pages.js';
 import { startExitTarget, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
 import { startPoolService, type PoolService } from '../support/pool-service.js';
 import { until } from '../support/poll.js';
+import { handshake } from '../support/remote-browser.js';
 
 /**
  * GET /v1/browser's `headless=false`, `premium_proxy` and `proxy_country` end to end: a real headful
@@ -63,20 +63,6 @@ async function connect(query: Record<string, string>): Promise<{ browser: Browse
   const browser = await chromium.connectOverCDP(endpoint(query), { timeout: 60_000 });
   clients.push(browser);
   return { browser };
-}
-
-/** A raw handshake: the 101's headers or the refusal's status and body. */
-async function handshake(url: string): Promise<{ status: number; headers: Record<string, unknown>; body: string; socket?: WebSocket }> {
-  const socket = new WebSocket(url);
-  return new Promise((resolve, reject) => {
-    socket.once('upgrade', (res) => resolve({ status: 101, headers: res.headers, body: '', socket }));
-    socket.once('unexpected-response', (_req, res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    socket.once('error', reject);
-  });
 }
 
 /** The request-log entry of a connection once settled. */

@@ -1,12 +1,12 @@
 import { chromium, type Browser } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
-import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
 import { keyFor, newAccount } from '../support/accounts.js';
 import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
 import { startJsSite, type JsSite } from '../support/js-pages.js';
 import { until } from '../support/poll.js';
+import { handshake } from '../support/remote-browser.js';
 
 /**
  * GET /v1/browser end to end in the embedded default: the gateway's checks before the upgrade, the
@@ -47,26 +47,6 @@ async function playwright(query: Record<string, string> = {}): Promise<Browser> 
   const browser = await chromium.connectOverCDP(endpoint(query), { timeout: 30_000 });
   clients.push(browser);
   return browser;
-}
-
-interface Handshake {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** A raw WebSocket handshake: the refusal's status, headers and problem body, or the 101's headers. */
-async function handshake(url: string, headers: Record<string, string> = {}): Promise<Handshake & { socket?: WebSocket }> {
-  const socket = new WebSocket(url, { headers });
-  return new Promise((resolve, reject) => {
-    socket.once('upgrade', (res) => resolve({ status: 101, headers: res.headers, body: '', socket }));
-    socket.once('unexpected-response', (_req, res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    socket.once('error', reject);
-  });
 }
 
 /** The request-log entry of a connection, once its settlement wrote it. */

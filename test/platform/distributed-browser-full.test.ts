@@ -1,28 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../lib/apikeys.js';
 import { newId } from '../../lib/ids.js';
 import { until } from '../support/poll.js';
+import { browsersOf } from '../support/remote-browser.js';
 import { byMessage, startProgram, type Program } from '../support/programs.js';
 import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../support/services.js';
 
 // Under CI=true a missing PostgreSQL or NATS throws here and fails the run instead of skipping.
 const available = await distributedServicesAvailable();
-
-/** Chromium processes a worker `pid` started (killed after its SIGKILL). */
-function browsersOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(`trawler-remote-${pid}-`);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 interface Opened {
   status: number;

@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import pg from 'pg';
 import WebSocket from 'ws';
@@ -7,25 +6,12 @@ import { generateApiKey } from '../../lib/apikeys.js';
 import { newId } from '../../lib/ids.js';
 import { startJsSite, type JsSite } from '../support/js-pages.js';
 import { until } from '../support/poll.js';
+import { browsersOf } from '../support/remote-browser.js';
 import { byMessage, startProgram, type Program } from '../support/programs.js';
 import { NATS_URL, createTestDatabase, distributedServicesAvailable } from '../support/services.js';
 
 // Under CI=true a missing PostgreSQL or NATS throws here and fails the run instead of skipping.
 const available = await distributedServicesAvailable();
-
-/** Processes whose command line carries the remote-browser marker of the worker `pid` (its Chromium, left by a SIGKILL). */
-function browsersOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(`trawler-remote-${pid}-`);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 describe.skipIf(!available)('distributed mode: GET /v1/browser relayed from the gateway process to a worker process', () => {
   const secret = generateApiKey('live');
