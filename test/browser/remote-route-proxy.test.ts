@@ -1,7 +1,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keyFor } from '../support/accounts.js';
-import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startJsSite, type JsSite } from '../support/js-pages.js';
 import { until } from '../support/poll.js';
 import { startHttpProxy, startSocksProxy, type TestProxy } from '../support/proxies.js';
@@ -10,7 +10,7 @@ import { startHttpProxy, startSocksProxy, type TestProxy } from '../support/prox
  * GET /v1/browser with `proxy=`: every request of the caller's pages leaves through the caller's proxy
  * (loopback HTTP and SOCKS5 proxies with credentials), behind the egress guard as for a scrape.
  */
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: ['fetch', 'chromium'] });
 let site: JsSite;
 let httpProxy: TestProxy;
 let socksProxy: TestProxy;
@@ -20,7 +20,6 @@ const auth = { user: 'caller', pass: 's3cret' };
 
 beforeAll(async () => {
   [site, httpProxy, socksProxy] = await Promise.all([startJsSite(), startHttpProxy({ auth }), startSocksProxy({ auth })]);
-  service = await startEmbedded({ engines: ['fetch', 'chromium'] });
   browserKey = await keyFor(service.db, service.projectId, ['browser'], 'browser');
   await until(() => service.gateway.context.directory.browserEngines().has('chromium'), Boolean);
 }, 60_000);
@@ -30,7 +29,6 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await service?.stop();
   await Promise.all([site?.close(), httpProxy?.close(), socksProxy?.close()]);
 });
 

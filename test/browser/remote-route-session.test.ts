@@ -3,7 +3,7 @@ import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSession, readContext } from '../../lib/store/sessions/index.js';
 import { keyFor } from '../support/accounts.js';
-import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startJsSite, type JsSite } from '../support/js-pages.js';
 import { until } from '../support/poll.js';
 
@@ -12,21 +12,19 @@ import { until } from '../support/poll.js';
  * storageState) are loaded into the context before the client sees it and saved back when it closes;
  * a scrape on the same session sees what the remote browser left.
  */
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: ['fetch', 'chromium'] });
 let site: JsSite;
 let key: string;
 let wsBase: string;
 
 beforeAll(async () => {
   site = await startJsSite();
-  service = await startEmbedded({ engines: ['fetch', 'chromium'] });
   key = await keyFor(service.db, service.projectId, ['browser', 'sessions', 'scrape'], 'browser');
   wsBase = service.url.replace(/^http/, 'ws');
   await until(() => service.gateway.context.directory.browserEngines().has('chromium'), Boolean);
 }, 60_000);
 
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
 });
 

@@ -3,7 +3,8 @@ import puppeteer from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MICRO_PER_CREDIT } from '../../lib/billing/prices.js';
 import { keyFor, newAccount } from '../support/accounts.js';
-import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { startEmbedded } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { startJsSite, type JsSite } from '../support/js-pages.js';
 import { until } from '../support/poll.js';
 import { handshake } from '../support/remote-browser.js';
@@ -13,7 +14,7 @@ import { handshake } from '../support/remote-browser.js';
  * relay to the worker's context, the billing of started minutes, driven by Playwright's
  * connectOverCDP and puppeteer-core's connect as callers would.
  */
-let service: EmbeddedService;
+const service = embeddedForSuite({ engines: ['fetch', 'chromium'], env: { BROWSER_SESSIONS: '6' } });
 let site: JsSite;
 let browserKey: string;
 let wsBase: string;
@@ -21,7 +22,6 @@ const clients: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(async () => {
   site = await startJsSite();
-  service = await startEmbedded({ engines: ['fetch', 'chromium'], env: { BROWSER_SESSIONS: '6' } });
   browserKey = await keyFor(service.db, service.projectId, ['browser', 'sessions'], 'browser');
   wsBase = service.url.replace(/^http/, 'ws');
   await until(() => service.gateway.context.directory.browserEngines().has('chromium'), Boolean);
@@ -34,7 +34,6 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await service?.stop();
   await site?.close();
 });
 

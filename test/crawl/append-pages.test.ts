@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbedded, type EmbeddedService } from '../support/embedded.js';
+import { embeddedForSuite } from '../support/suite-service.js';
 import { BATCH_ENV, BatchClient, type Json } from '../batch/batch-client.js';
 import { appendPageLinks, type PageLinks } from '../../gateway/crawl/append-pages.js';
 import { crawlCounts, getCrawl } from '../../lib/store/crawl.js';
 import { getJobById } from '../../lib/store/batch/jobs.js';
 import { startGeneratedSite, type GeneratedSite } from './generated-site.js';
 
-let service: EmbeddedService;
 let site: GeneratedSite;
 /** The seed's result is held back until the test is done, so the crawl stays running meanwhile. */
 let seedFinishing: () => void;
@@ -16,22 +15,20 @@ const seedReleased = new Promise<void>((resolve) => (releaseSeed = resolve));
 
 beforeAll(async () => {
   site = await startGeneratedSite({ pages: { '/': [] } });
-  service = await startEmbedded({
-    engines: ['fetch'],
-    env: BATCH_ENV,
-    batchHooks: {
-      beforeFinish: async () => {
-        seedFinishing();
-        await seedReleased;
-      },
+});
+afterAll(async () => site?.close());
+const service = embeddedForSuite({
+  engines: ['fetch'],
+  env: BATCH_ENV,
+  batchHooks: {
+    beforeFinish: async () => {
+      seedFinishing();
+      await seedReleased;
     },
-  });
+  },
 });
-afterAll(async () => {
-  releaseSeed();
-  await service?.stop();
-  await site?.close();
-});
+// Hooks after a suite run last-registered first: the seed is let go before the service stops.
+afterAll(() => releaseSeed());
 
 describe('links of several pages appended together (gateway/crawl/append-pages.ts)', () => {
   it('go page after page: a link an earlier page queued is a duplicate for a later one, the limit is shared in order, a URL skipped twice counts once', async () => {

@@ -2,20 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authed } from '../support/embedded.js';
 import { until } from '../support/poll.js';
 import { setOrganizationStatus } from '../../lib/store/accounts.js';
-import { DashboardClient, startDashboardService, type DashboardService } from './dashboard-service.js';
+import { DashboardClient, startDashboardService } from './dashboard-service.js';
+import { forSuite } from '../support/suite-service.js';
 
-let env: DashboardService;
+const env = forSuite(() => startDashboardService());
 let owner: DashboardClient;
 let orgId: string;
 const PASSWORD = 'correct horse battery';
 
 beforeAll(async () => {
-  env = await startDashboardService();
   owner = new DashboardClient(env.dashboard.url);
   const me = await owner.signUp('owner@example.com', PASSWORD, env.setupLink);
   orgId = me.organizations[0].id;
 });
-afterAll(async () => env?.stop());
 
 describe('accounts', () => {
   it('makes the first user owner of the bootstrap organization through the one-time setup link', async () => {

@@ -1,20 +1,16 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDashboardService, type DashboardService } from './dashboard-service.js';
+import { startDashboardService } from './dashboard-service.js';
+import { forSuite } from '../support/suite-service.js';
 
 const WAIT = { timeout: 60_000 };
 
-let env: DashboardService;
+const env = forSuite(() => startDashboardService());
 let base = '';
 
 beforeAll(async () => {
-  env = await startDashboardService();
   base = env.dashboard.url;
 }, 180_000);
-
-afterAll(async () => {
-  await env?.stop();
-});
 
 describe('the API reference on the dashboard port', () => {
   it('serves the page and Swagger UI same-origin, with the gateway document, without a session', async () => {

@@ -10,9 +10,10 @@ import { SecretBox } from '../../lib/secret-box.js';
 import { jsonPost } from '../support/embedded.js';
 import { until } from '../support/poll.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { DashboardClient, startDashboardService, type DashboardService, type Json } from './dashboard-service.js';
+import { DashboardClient, startDashboardService, type Json } from './dashboard-service.js';
+import { forSuite } from '../support/suite-service.js';
 
-let env: DashboardService;
+const env = forSuite(() => startDashboardService());
 let site: TargetSite;
 let owner: DashboardClient;
 let secret: string;
@@ -28,7 +29,6 @@ const job = async (id: string) => (await owner.get(`${base}/batch/${id}`)).body;
 
 beforeAll(async () => {
   site = await startTargetSite();
-  env = await startDashboardService();
   owner = new DashboardClient(env.dashboard.url);
   const me = await owner.signUp('owner@example.com', 'a long enough password', env.setupLink);
   base = `/orgs/${me.organizations[0].id}/projects/${env.service.projectId}`;
@@ -36,7 +36,6 @@ beforeAll(async () => {
   secret = key.body.secret;
 }, 180_000);
 afterAll(async () => {
-  await env?.stop();
   await site?.close();
 });
 

@@ -4,7 +4,8 @@ import { createInvitation } from '../../lib/store/dashboard/members.js';
 import { jsonPost, authed } from '../support/embedded.js';
 import { until } from '../support/poll.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
-import { DashboardClient, startDashboardService, type DashboardService, type Json } from './dashboard-service.js';
+import { DashboardClient, startDashboardService, type Json } from './dashboard-service.js';
+import { forSuite } from '../support/suite-service.js';
 
 /** Two people, two organizations, each with a key, a request, a batch job and a session. */
 interface Tenant {
@@ -17,7 +18,7 @@ interface Tenant {
   sessionId: string;
 }
 
-let env: DashboardService;
+const env = forSuite(() => startDashboardService());
 let site: TargetSite;
 let a: Tenant;
 let b: Tenant;
@@ -38,7 +39,6 @@ async function populate(client: DashboardClient, orgId: string, projectId: strin
 
 beforeAll(async () => {
   site = await startTargetSite();
-  env = await startDashboardService();
   const clientA = new DashboardClient(env.dashboard.url);
   const meA = await clientA.signUp('a@example.com', 'password of a!', env.setupLink);
   a = await populate(clientA, meA.organizations[0].id, env.service.projectId);
@@ -51,7 +51,6 @@ beforeAll(async () => {
   b = await populate(clientB, org.id, project.id);
 }, 180_000);
 afterAll(async () => {
-  await env?.stop();
   await site?.close();
 });
 

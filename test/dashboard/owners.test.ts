@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/services.js';
-import { DashboardClient, startDashboardService, type DashboardService } from './dashboard-service.js';
+import { DashboardClient, startDashboardService } from './dashboard-service.js';
+import { forSuite } from '../support/suite-service.js';
 
 // Issue 27 item 7: two owners demoting (or removing) each other at once must leave the organization an owner.
 let database: { url: string; drop(): Promise<void> };
-let env: DashboardService;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => database?.drop());
+const env = forSuite(() => startDashboardService({}, { databaseUrl: database.url }));
 let first: DashboardClient;
 let second: DashboardClient;
 let orgId: string;
@@ -13,8 +18,6 @@ let secondId: string;
 const PASSWORD = 'a long enough password';
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  env = await startDashboardService({}, { databaseUrl: database.url });
   first = new DashboardClient(env.dashboard.url);
   const me = await first.signUp('first@example.com', PASSWORD, env.setupLink);
   orgId = me.organizations[0].id;
@@ -23,11 +26,6 @@ beforeAll(async () => {
   second = new DashboardClient(env.dashboard.url);
   secondId = (await second.signUp('second@example.com', PASSWORD, invite.body.link)).user.id;
 });
-afterAll(async () => {
-  await env?.stop();
-  await database?.drop();
-});
-
 /** The owners, read by whichever of the two is still a member (a removed member no longer sees the list). */
 async function owners(): Promise<string[]> {
   for (const client of [first, second]) {

@@ -7,19 +7,18 @@ import { resealUnboundDefaultKeys } from '../../lib/store/dashboard/keys.js';
 import { openSealingBox } from '../../lib/store/sealing-key.js';
 import { jsonPost } from '../support/embedded.js';
 import { useTestStore } from '../support/test-store.js';
-import { DashboardClient, startDashboardService, type DashboardService } from './dashboard-service.js';
+import { DashboardClient, startDashboardService } from './dashboard-service.js';
+import { forSuite } from '../support/suite-service.js';
 
 // Issue 27 item 7: sealed secrets bound to their organization and key; webhook secrets not stored in clear;
 // replicas of one PostgreSQL without DASHBOARD_SECRET_KEY sealing with keys of their own.
-let env: DashboardService;
+const env = forSuite(() => startDashboardService());
 let owner: DashboardClient;
 let orgId: string;
 beforeAll(async () => {
-  env = await startDashboardService();
   owner = new DashboardClient(env.dashboard.url);
   orgId = (await owner.signUp('owner@example.com', 'a long enough password', env.setupLink)).organizations[0].id;
 });
-afterAll(async () => env?.stop());
 
 describe('sealed Default keys', () => {
   it('does not reveal a sealed Default key copied into another organization’s row', async () => {

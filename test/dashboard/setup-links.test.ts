@@ -2,19 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupLink } from '../../dashboard/setup.js';
 import { createInvitation } from '../../lib/store/dashboard/members.js';
 import { createTestDatabase } from '../support/services.js';
-import { DashboardClient, startDashboardService, type DashboardService } from './dashboard-service.js';
+import { DashboardClient, startDashboardService } from './dashboard-service.js';
+import { forSuite } from '../support/suite-service.js';
 
 // Issue 27 item 3: every start (every replica of the chart) prints an owner setup link; only one may work.
 let database: { url: string; drop(): Promise<void> };
-let env: DashboardService;
 beforeAll(async () => {
   database = await createTestDatabase();
-  env = await startDashboardService({}, { databaseUrl: database.url });
 });
-afterAll(async () => {
-  await env?.stop();
-  await database?.drop();
-});
+afterAll(async () => database?.drop());
+const env = forSuite(() => startDashboardService({}, { databaseUrl: database.url }));
 
 const PASSWORD = 'a long enough password';
 

@@ -3,24 +3,22 @@ import { HashGate, WAITING_PER_HASH } from '../../dashboard/auth/hash-gate.js';
 import { ServiceError } from '../../lib/errors/index.js';
 import { purgeSignInAttempts, SIGN_IN_WINDOW_MS } from '../../lib/store/dashboard/sign-in-attempts.js';
 import { createTestDatabase } from '../support/services.js';
-import { DashboardClient, startDashboardService, type DashboardService } from './dashboard-service.js';
+import { DashboardClient, startDashboardService } from './dashboard-service.js';
+import { forSuite } from '../support/suite-service.js';
 
 // Issue 27 item 4: the lock is counted before the password is checked; a per-client limit; a bound on hashes.
 let database: { url: string; drop(): Promise<void> };
-let env: DashboardService;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => database?.drop());
+const env = forSuite(() => startDashboardService({ DASHBOARD_SIGN_IN_CLIENT_LIMIT: '20', DASHBOARD_PASSWORD_HASHES: '8' }, { databaseUrl: database.url }));
 let owner: DashboardClient;
 const PASSWORD = 'correct horse battery';
 beforeAll(async () => {
-  database = await createTestDatabase();
-  env = await startDashboardService({ DASHBOARD_SIGN_IN_CLIENT_LIMIT: '20', DASHBOARD_PASSWORD_HASHES: '8' }, { databaseUrl: database.url });
   owner = new DashboardClient(env.dashboard.url);
   await owner.signUp('owner@example.com', PASSWORD, env.setupLink);
 });
-afterAll(async () => {
-  await env?.stop();
-  await database?.drop();
-});
-
 function signIn(email: string, password: string, client: string) {
   return new DashboardClient(env.dashboard.url).request('POST', '/signin', { email, password }, { 'x-forwarded-for': client });
 }

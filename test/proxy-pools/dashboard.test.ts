@@ -3,9 +3,9 @@ import { jsonPost } from '../support/embedded.js';
 import { until } from '../support/poll.js';
 import { startExitTarget, startStaticExit, type ExitServer, type ExitTarget } from '../support/pool-exits.js';
 import { writePoolFile } from '../support/pool-service.js';
-import { DashboardClient, startDashboardService, type DashboardService } from '../dashboard/dashboard-service.js';
+import { DashboardClient, startDashboardService } from '../dashboard/dashboard-service.js';
+import { forSuite } from '../support/suite-service.js';
 
-let env: DashboardService;
 let target: ExitTarget;
 let exits: ExitServer[];
 let pool: { file: string; remove(): void };
@@ -19,16 +19,18 @@ beforeAll(async () => {
     { id: 'dc-ok', url: exits[0].url, tier: 'datacenter', country: 'NL', provider: 'own', region: 'eu-west' },
     { id: 'resi-refused', url: 'http://u:other-secret@127.0.0.1:' + exits[1].port, tier: 'residential', country: 'DE' },
   ]);
-  env = await startDashboardService({ PROXY_POOLS_FILE: pool.file, PROXY_HEALTH_REFRESH_MS: '0' });
+}, 180_000);
+afterAll(async () => {
+  pool?.remove();
+  await Promise.all([target?.close(), ...(exits ?? []).map((e) => e.close())]);
+});
+
+const env = forSuite(() => startDashboardService({ PROXY_POOLS_FILE: pool.file, PROXY_HEALTH_REFRESH_MS: '0' }));
+
+beforeAll(async () => {
   owner = new DashboardClient(env.dashboard.url);
   const me = await owner.signUp('owner@example.com', 'a long enough password', env.setupLink);
   orgId = me.organizations[0].id;
-}, 180_000);
-
-afterAll(async () => {
-  await env?.stop();
-  pool?.remove();
-  await Promise.all([target?.close(), ...(exits ?? []).map((e) => e.close())]);
 });
 
 describe('the dashboard page of proxy exits', () => {
