@@ -13,6 +13,12 @@ import {
 
 /** Missed heartbeat periods after which a silent worker is dropped. */
 const MISSED_PERIODS = 3;
+/**
+ * Missed periods after which a dropped worker is forgotten. Until then a remote-browser lease every
+ * live member refused is still offered to it, last: under load a worker's heartbeats run late while it
+ * is there and has room, and a worker that is gone answers "no responders" at once.
+ */
+const FORGET_PERIODS = 20;
 
 interface Member {
   heartbeat: WorkerHeartbeat;
@@ -37,6 +43,8 @@ export interface WorkerView {
 /** Live pool membership as this gateway sees it on the bus (GET /v1/workers, engine availability). */
 export class WorkerDirectory {
   private readonly members = new Map<string, Member>();
+  /** Workers dropped for silence, not yet forgotten (browserWorkersByRoom's last resort). */
+  private readonly silent = new Map<string, Member>();
   private subscriptions: BusSubscription[] = [];
 
   constructor(private readonly bus: Bus) {}
@@ -103,16 +111,18 @@ export class WorkerDirectory {
 
   /**
    * Live workers relaying remote browsers of `engine`, not draining and not in `exclude`, the most free
-   * relay slots first by their last heartbeat (a heartbeat can be a period old: a full one is still listed, last).
+   * relay slots first by their last heartbeat (a heartbeat can be a period old: a full one is still listed, last);
+   * then those dropped for silence and not yet forgotten, the most recently heard first.
    */
   browserWorkersByRoom(engine: EngineName, exclude: ReadonlySet<string>, now = Date.now()): string[] {
     this.expire(now);
-    const found: Array<{ id: string; free: number }> = [];
-    for (const { heartbeat } of this.members.values()) {
-      if (heartbeat.engine !== engine || heartbeat.draining || !heartbeat.browser_sessions || exclude.has(heartbeat.id)) continue;
-      found.push({ id: heartbeat.id, free: heartbeat.browser_sessions.capacity - heartbeat.browser_sessions.in_use });
-    }
-    return found.sort((a, b) => b.free - a.free || a.id.localeCompare(b.id)).map((worker) => worker.id);
+    const candidate = ({ heartbeat }: Member) => heartbeat.engine === engine && !heartbeat.draining && heartbeat.browser_sessions !== undefined && !exclude.has(heartbeat.id);
+    const live = [...this.members.values()]
+      .filter(candidate)
+      .map(({ heartbeat }) => ({ id: heartbeat.id, free: (heartbeat.browser_sessions?.capacity ?? 0) - (heartbeat.browser_sessions?.in_use ?? 0) }))
+      .sort((a, b) => b.free - a.free || a.id.localeCompare(b.id));
+    const late = [...this.silent.values()].filter(candidate).sort((a, b) => b.lastSeen - a.lastSeen);
+    return [...live.map((worker) => worker.id), ...late.map((member) => member.heartbeat.id)];
   }
 
   summary(now = Date.now()): Record<EngineName, { workers: number; capacity: number; in_flight: number }> {
@@ -131,12 +141,16 @@ export class WorkerDirectory {
 
   private onHeartbeat(payload: Uint8Array): void {
     const parsed = WorkerHeartbeatSchema.safeParse(safeDecode(payload));
-    if (parsed.success) this.members.set(parsed.data.id, { heartbeat: parsed.data, lastSeen: Date.now() });
+    if (!parsed.success) return;
+    this.silent.delete(parsed.data.id);
+    this.members.set(parsed.data.id, { heartbeat: parsed.data, lastSeen: Date.now() });
   }
 
   private onLeave(payload: Uint8Array): void {
     const parsed = WorkerLeaveSchema.safeParse(safeDecode(payload));
-    if (parsed.success) this.members.delete(parsed.data.id);
+    if (!parsed.success) return;
+    this.members.delete(parsed.data.id);
+    this.silent.delete(parsed.data.id);
   }
 
   private expire(now: number): void {
@@ -144,7 +158,12 @@ export class WorkerDirectory {
     // and a silence only means the process itself was busy (heartbeats wait in the same event loop).
     if (this.bus.transport === 'memory') return;
     for (const [id, member] of this.members) {
-      if (now - member.lastSeen > member.heartbeat.heartbeat_interval_ms * MISSED_PERIODS) this.members.delete(id);
+      if (now - member.lastSeen <= member.heartbeat.heartbeat_interval_ms * MISSED_PERIODS) continue;
+      this.members.delete(id);
+      this.silent.set(id, member);
+    }
+    for (const [id, member] of this.silent) {
+      if (now - member.lastSeen > member.heartbeat.heartbeat_interval_ms * FORGET_PERIODS) this.silent.delete(id);
     }
   }
 }
