@@ -21,7 +21,8 @@ import { startTargetSite } from '../test/support/target-site.js';
 import { startDistributed, startEmbeddedProcess, type ServiceProcesses } from './distributed.js';
 import { fetchTierRequests } from './fetch-tier-requests.js';
 import { startArchitectureFloor } from './floor/start-floor.js';
-import { procCpuMicros } from './proc-cpu.js';
+import { processesCpuMicros } from './proc-cpu.js';
+import { median } from './request-figures.js';
 import { serviceEntry } from './service-entry.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
@@ -33,19 +34,14 @@ const MODES = (process.env.BENCH_MODES ?? 'embedded').split(',');
 const SIDES = (process.env.BENCH_SIDES ?? 'direct,api').split(',');
 const BASELINE = process.env.BENCH_BASELINE ?? null;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-/** CPU microseconds used so far by the given processes (a backend that closed meanwhile counts 0). */
-function processMicros(pids: number[]): number {
-  return pids.reduce((total, pid) => total + (procCpuMicros(`/proc/${pid}/stat`) ?? 0), 0);
-}
-
 /**
  * CPU microseconds so far: this process (the client), each of the service's processes (distributed:
  * the gateway, then the worker), the database backends.
  */
 function cpuMicros(groups: ProcessGroups): number[] {
   const own = process.cpuUsage();
-  const service = groups.service.length > 1 ? groups.service.map((pid) => processMicros([pid])) : [processMicros(groups.service)];
-  return [own.user + own.system, ...service, processMicros(groups.database)];
+  const service = groups.service.length > 1 ? groups.service.map((pid) => processesCpuMicros([pid])) : [processesCpuMicros(groups.service)];
+  return [own.user + own.system, ...service, processesCpuMicros(groups.database)];
 }
 
 interface ProcessGroups {
@@ -103,12 +99,6 @@ async function backendPids(databaseUrl: string): Promise<number[]> {
   } finally {
     await client.end();
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /**

@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { startDistributed, startEmbeddedProcess, type ServiceProcesses } from './distributed.js';
 import { serviceEntry } from './service-entry.js';
 import { fetchTierRequests } from './fetch-tier-requests.js';
-import { procCpuMicros } from './proc-cpu.js';
+import { processesCpuMicros } from './proc-cpu.js';
 import { CONCURRENCY, figures, THROUGHPUT_SECONDS, throughput, type Figures } from './request-figures.js';
 
 const MODES = (process.env.BENCH_MODES ?? 'embedded,distributed').split(',');
@@ -53,15 +53,12 @@ interface Measured extends Figures {
   cpuMs: number;
 }
 
-function serviceCpuMicros(service: ServiceProcesses): number {
-  return service.pids.reduce((total, pid) => total + (procCpuMicros(`/proc/${pid}/stat`) ?? 0), 0);
-}
 
 async function measured(service: ServiceProcesses, run: () => Promise<void>): Promise<Measured> {
-  const before = serviceCpuMicros(service);
+  const before = processesCpuMicros(service.pids);
   const f = await figures(run, SEQUENTIAL);
   const requests = SEQUENTIAL + f.rps * THROUGHPUT_SECONDS;
-  return { ...f, cpuMs: (serviceCpuMicros(service) - before) / 1000 / requests };
+  return { ...f, cpuMs: (processesCpuMicros(service.pids) - before) / 1000 / requests };
 }
 
 function row(name: string, f: Measured, html: Measured | null): string {

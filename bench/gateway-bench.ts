@@ -15,9 +15,9 @@ import { startTargetSite } from '../test/support/target-site.js';
 import { startDistributed, startEmbeddedProcess, type ServiceProcesses } from './distributed.js';
 import { fetchTierRequests } from './fetch-tier-requests.js';
 import { startArchitectureFloor } from './floor/start-floor.js';
-import { procCpuMicros } from './proc-cpu.js';
+import { processesCpuMicros } from './proc-cpu.js';
 import { serviceEntry } from './service-entry.js';
-import { CONCURRENCY, figures, latencies, SEQUENTIAL, THROUGHPUT_SECONDS, throughput, type Figures } from './request-figures.js';
+import { CONCURRENCY, figures, latencies, median, SEQUENTIAL, THROUGHPUT_SECONDS, throughput, type Figures } from './request-figures.js';
 
 /** A throughput run of each side before anything is measured (BENCH_WARMUP=0 skips it): see compare(). */
 const WARMUP = process.env.BENCH_WARMUP !== '0';
@@ -76,16 +76,6 @@ function printAgainstFloor(measured: Map<string, Comparison>): void {
 const BASELINE = process.env.BENCH_BASELINE ?? null;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
-function serviceCpuMicros(service: ServiceProcesses): number {
-  return service.pids.reduce((total, pid) => total + (procCpuMicros(`/proc/${pid}/stat`) ?? 0), 0);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
 /**
  * BENCH_BASELINE: before (the baseline checkout's service) and after (this one's), warmed up alike,
  * then ROUNDS rounds of direct, before and after, the service measured first alternating by round.
@@ -116,9 +106,9 @@ async function compareBeforeAfter(title: string, page: string, before: ServicePr
       const directFigures = await figures(direct);
       console.log(row('direct', directFigures, null, null));
       for (const { side, service, viaApi } of round % 2 ? sides : [...sides].reverse()) {
-        const cpuBefore = serviceCpuMicros(service);
+        const cpuBefore = processesCpuMicros(service.pids);
         const f = await figures(viaApi);
-        const cpuMs = (serviceCpuMicros(service) - cpuBefore) / 1000 / (SEQUENTIAL + f.rps * THROUGHPUT_SECONDS);
+        const cpuMs = (processesCpuMicros(service.pids) - cpuBefore) / 1000 / (SEQUENTIAL + f.rps * THROUGHPUT_SECONDS);
         kept[side].push({ ...f, cpuMs });
         console.log(row(side, f, cpuMs, directFigures));
       }

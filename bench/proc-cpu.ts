@@ -8,6 +8,11 @@ const MICROS_PER_TICK = 10_000;
  * (`/proc/PID/stat`, `/proc/PID/task/TID/stat`); null when it has ended or there is no /proc. The
  * command name in parentheses may hold spaces and parentheses, so fields count from the last ')'.
  */
+/** CPU microseconds used so far by the given processes together (one that has ended counts 0). */
+export function processesCpuMicros(pids: number[]): number {
+  return pids.reduce((total, pid) => total + (procCpuMicros(`/proc/${pid}/stat`) ?? 0), 0);
+}
+
 export function procCpuMicros(statPath: string): number | null {
   let stat: string;
   try {
