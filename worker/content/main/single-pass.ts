@@ -654,6 +654,38 @@ function prepare(article: Box, flags: Flags): void {
     if (box.name === 'h1') box.name = 'h2';
   });
   cleanTag(article, 'p', (box) => box.counts.img === 0 && box.span.blank && !holdsEmbed(box));
+  const dropBreaksBeforeParagraphs = (box: Box): void => {
+    let next: Box | Text | null = null;
+    for (let i = box.items.length - 1; i >= 0; i -= 1) {
+      const item = box.items[i];
+      if (isBox(item) && item.removed) continue;
+      if (isBox(item) && item.name === 'br' && next && isBox(next) && next.name === 'p') item.removed = true;
+      else if (isBox(item) || item.data.trim() !== '') next = item;
+    }
+  };
+  dropBreaksBeforeParagraphs(article);
+  eachBox(article, dropBreaksBeforeParagraphs);
+  eachBox(article, unwrapSingleCell);
+}
+
+/** The one live child element of `box` when it is named `name` and no text beside it has words. */
+function onlyChild(box: Box, name: string): Box | null {
+  const elements = live(box.items);
+  if (elements.length !== 1 || elements[0].name !== name) return null;
+  return box.items.every((item) => isBox(item) || item.data.trim() === '') ? elements[0] : null;
+}
+
+/** Readability's last step: a table of one row of one cell is that cell, as a paragraph (only phrasing in it) or a div. */
+function unwrapSingleCell(table: Box): void {
+  if (table.name !== 'table' || !table.parent) return;
+  const body = onlyChild(table, 'tbody') ?? table;
+  const row = onlyChild(body, 'tr');
+  const cell = row && onlyChild(row, 'td');
+  if (!cell) return;
+  cell.name = cell.items.every((item) => !isBox(item) || item.phrasing) ? 'p' : 'div';
+  const parent = table.parent;
+  parent.items[parent.items.indexOf(table)] = cell;
+  cell.parent = parent;
 }
 
 function holdsEmbed(box: Box): boolean {
@@ -719,7 +751,7 @@ function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: F
   for (const item of article.items) if (isBox(item)) item.parent = article;
   finish(article);
   prepare(article, flags);
-  const page = element('div', { id: 'readability-page-1', class: 'page' }, pageWrapper ? copy(pageWrapper).flatMap((node) => (node as Element).children) : article.items.flatMap(copy));
+  const page = element('div', { class: 'page', id: 'readability-page-1' }, pageWrapper ? copy(pageWrapper).flatMap((node) => (node as Element).children) : article.items.flatMap(copy));
   const content = element('div', { id: 'readability-content' }, [page]);
   return { content, length: flatText(content).replace(/\s+/g, ' ').trim().length };
 }

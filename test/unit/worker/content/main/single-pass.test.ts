@@ -74,6 +74,13 @@ describe('scoredArticle: Readability-style pick on the parsed page', () => {
     expect(text(article)).toContain('Step 3: open the valve');
   });
 
+  it('gives a layout table of one cell as that cell, and drops a <br> right before a paragraph', () => {
+    const article = scoredArticle(body(`<body><div class="story"><table><tr><td>A boxed note, one cell of one row, with commas, and words enough.</td></tr></table>${PROSE('story', 3)}<br> <p>Last words of the story, long enough to be counted as a paragraph here.</p></div></body>`), '', false);
+    expect(findElements(article as Element, (element) => element.name === 'table')).toHaveLength(0);
+    expect(text(article)).toContain('A boxed note, one cell of one row');
+    expect(findElements(article as Element, (element) => element.name === 'br')).toHaveLength(0);
+  });
+
   it('gives null when the page has no text', () => {
     expect(scoredArticle(body('<body><div><img src="a.png"></div></body>'), '', false)).toBeNull();
   });
