@@ -756,6 +756,47 @@ function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: F
   return { content, length: flatText(content).replace(/\s+/g, ' ').trim().length };
 }
 
+function simplified(content: Element): Element {
+  simplifyNested(content);
+  return content;
+}
+
+function isNested(node: AnyNode): node is Element {
+  return node.type === 'tag' && (node.name === 'div' || node.name === 'section') && !(node.attribs.id ?? '').startsWith('readability');
+}
+
+/**
+ * Readability's last pass over its article (_simplifyNestedElements): an empty div or section (blank
+ * text, nothing but <br> and <hr>) goes, and one holding a single div or section and no words is that
+ * child, with its attributes.
+ */
+function simplifyNested(parent: Element): void {
+  for (let i = 0; i < parent.children.length; i += 1) {
+    let node = parent.children[i];
+    while (isNested(node)) {
+      const elements = node.children.filter((child): child is Element => child.type === 'tag');
+      const blank = node.children.every((child) => child.type !== 'text' || (child as Text).data.trim() === '');
+      if (blank && elements.every((child) => child.name === 'br' || child.name === 'hr')) {
+        parent.children.splice(i, 1);
+        i -= 1;
+        break;
+      }
+      if (!blank || elements.length !== 1 || !isNested(elements[0])) break;
+      const child = elements[0];
+      child.attribs = { ...child.attribs, ...node.attribs };
+      child.parent = parent;
+      parent.children[i] = child;
+      node = child;
+    }
+    if (i >= 0 && parent.children[i] === node && node.type === 'tag') simplifyNested(node as Element);
+  }
+  parent.children.forEach((child, index) => {
+    child.parent = parent;
+    child.prev = parent.children[index - 1] ?? null;
+    child.next = parent.children[index + 1] ?? null;
+  });
+}
+
 /** Readability's minimum article (charThreshold in article.ts). */
 const CHAR_THRESHOLD = 300;
 
@@ -770,7 +811,7 @@ export function scoredArticle(body: ParentNode, title: string, bylineKnown: bool
   const attempts: Array<{ content: Element; length: number }> = [];
   for (;;) {
     const result = attempt(body, title, bylineKnown, { ...flags });
-    if (result.length >= CHAR_THRESHOLD) return result.content;
+    if (result.length >= CHAR_THRESHOLD) return simplified(result.content);
     attempts.push(result);
     if (flags.stripUnlikely) flags.stripUnlikely = false;
     else if (flags.weightClasses) flags.weightClasses = false;
@@ -778,5 +819,5 @@ export function scoredArticle(body: ParentNode, title: string, bylineKnown: bool
     else break;
   }
   const longest = attempts.reduce((best, next) => (next.length > best.length ? next : best));
-  return longest.length > 0 ? longest.content : null;
+  return longest.length > 0 ? simplified(longest.content) : null;
 }

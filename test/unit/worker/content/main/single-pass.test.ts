@@ -81,6 +81,12 @@ describe('scoredArticle: Readability-style pick on the parsed page', () => {
     expect(findElements(article as Element, (element) => element.name === 'br')).toHaveLength(0);
   });
 
+  it('gives a div holding only one div as that div (attributes joined), and drops empty divs', () => {
+    const article = scoredArticle(body(`<body><div id="outer"><div class="story"><div> <br> </div>${PROSE('story', 4)}</div></div></body>`), '', false) as Element;
+    const divs = findElements(article, (element) => element.name === 'div' && !(element.attribs.id ?? '').startsWith('readability'));
+    expect(divs.map((div) => div.attribs)).toEqual([{ class: 'story', id: 'outer' }]);
+  });
+
   it('gives null when the page has no text', () => {
     expect(scoredArticle(body('<body><div><img src="a.png"></div></body>'), '', false)).toBeNull();
   });
