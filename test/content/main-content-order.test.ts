@@ -2,8 +2,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { fixture, htmlInput } from './content-input.js';
 
 /**
- * The main-content pick reuses one standard DOM per thread (worker/content/main/dom.ts): a page's
- * answer must not depend on the pages converted before it on that thread.
+ * A page's main-content answer must not depend on the pages converted before it on the same thread
+ * (until issue 31 the pick reused one linkedom DOM per thread; it must keep no state now either).
  */
 const SHORT_ARTICLE = `<!DOCTYPE html><html><head><title>Short note | Site</title><meta name="author" content="A. Writer"></head><body>
 <nav><a href="/a">A</a> <a href="/b">B</a></nav><div class="post"><h1>Short note</h1><p>Only two lines of text here, <a href="javascript:void(0)">a script link</a>.</p>

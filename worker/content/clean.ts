@@ -1,7 +1,6 @@
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Document, Element, ParentNode } from 'domhandler';
 import { flatText } from './document.js';
-import type { AttributeSet } from './main/dom.js';
 import { headlineSource } from './main/headline.js';
 import { selectMainContent } from './main/index.js';
 import { findElements, removeElements, replaceChildren } from './walk.js';
@@ -40,7 +39,7 @@ export function removeNeverContent(document: Document): void {
   removeElements(document, (element) => NEVER_CONTENT.has(element.name));
 }
 
-/** What Readability needs of the head: the title and meta tags (it is told not to read JSON-LD). */
+/** What the scoring needs of the head: the title and meta tags. */
 function headEssentials(document: Document): AnyNode[] {
   const inHead = (element: Element): boolean => {
     for (let node = element.parent; node; node = node.parent) if (node.type === 'tag' && node.name === 'head') return true;
@@ -53,9 +52,9 @@ function headEssentials(document: Document): AnyNode[] {
  * main_content_only: the article (or, on other pages, the prose) chosen by ./main/, in place of the
  * body. docs/content.md says how it is chosen.
  */
-export function keepMainContent(document: Document, attributes: AttributeSet): void {
+export function keepMainContent(document: Document): void {
   const body = contentRoot(document);
   const headlines = headlineSource(document);
-  const { nodes } = selectMainContent(body, headEssentials(document), headlines, attributes);
+  const { nodes } = selectMainContent(body, headEssentials(document), headlines);
   replaceChildren(body, nodes);
 }

@@ -61,7 +61,7 @@ function checkTagSelectors(params: ScrapeParams): void {
 function selectContent(loaded: LoadedDocument, params: ScrapeParams, format: DocumentFormat): void {
   if (params.include_tags.length > 0) keepOnly(loaded.$, params.include_tags);
   if (params.exclude_tags.length > 0) removeMatching(loaded.$, params.exclude_tags);
-  if (mainContentOnly(params, format)) keepMainContent(loaded.document, format === 'html' ? 'all' : 'read');
+  if (mainContentOnly(params, format)) keepMainContent(loaded.document);
 }
 
 function firstRow(table: Element): Element | undefined {
