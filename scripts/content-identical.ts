@@ -108,21 +108,26 @@ function compare(before: string, after: string): number {
 }
 
 /**
- * The commit's node_modules: this checkout's, except that a package patched otherwise here
- * (patches/, patch-package) is copied with this checkout's patch undone and the commit's applied.
+ * The commit's node_modules: this checkout's, except that a package patched otherwise in either
+ * (patches/, applied by patch-package until issue 31c) is copied with this checkout's patch undone
+ * and the commit's applied.
  */
 function baseModules(commit: string, base: string): void {
   const modules = path.join(base, 'node_modules');
   mkdirSync(modules);
   const patched = new Map<string, string>();
-  for (const file of readdirSync(path.join(CHECKOUT, 'patches'))) {
-    const ours = readFileSync(path.join(CHECKOUT, 'patches', file), 'utf8');
+  const ourDir = path.join(CHECKOUT, 'patches');
+  const listed = spawnSync('git', ['-C', CHECKOUT, 'ls-tree', '--name-only', `${commit}:patches`], { encoding: 'utf8' });
+  const theirFiles = listed.status === 0 ? listed.stdout.split('\n').filter(Boolean) : [];
+  const files = new Set([...(existsSync(ourDir) ? readdirSync(ourDir) : []), ...theirFiles]);
+  for (const file of files) {
+    const ours = existsSync(path.join(ourDir, file)) ? readFileSync(path.join(ourDir, file), 'utf8') : null;
     const theirs = spawnSync('git', ['-C', CHECKOUT, 'show', `${commit}:patches/${file}`], { encoding: 'utf8' });
     if (theirs.status === 0 && theirs.stdout === ours) continue;
     const name = file.slice(0, file.lastIndexOf('+')).replace('+', '/');
     patched.set(name.split('/')[0], file);
     cpSync(path.join(CHECKOUT, 'node_modules', name), path.join(modules, name), { recursive: true });
-    execFileSync('patch', ['-s', '-p1', '-R', '-i', path.join(CHECKOUT, 'patches', file)], { cwd: base });
+    if (ours !== null) execFileSync('patch', ['-s', '-p1', '-R', '-i', path.join(ourDir, file)], { cwd: base });
     if (theirs.status === 0) execFileSync('patch', ['-s', '-p1'], { cwd: base, input: theirs.stdout });
   }
   for (const entry of readdirSync(path.join(CHECKOUT, 'node_modules'))) {

@@ -20,8 +20,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 stamp=node_modules/.trawler-lock-stamp
-# The patches patch-package applies at install (patches/) count as part of the lock.
-lock_hash=$(cat package-lock.json patches/*.patch | sha256sum | cut -d' ' -f1)
+lock_hash=$(sha256sum < package-lock.json | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_hash" ]; then
   echo "setup: installing npm packages"
   # Not `npm ci`: impit lists optional native packages for platforms the registry lacks, which `npm ci`

@@ -6,7 +6,7 @@ import { proseBlocks } from './fallback.js';
 import { removeDecorativeImages } from './postclean.js';
 import { dropNoiseParagraphs } from './refine.js';
 import { removeFurniture } from './preclean.js';
-import { scoredArticle } from './single-pass.js';
+import { scoredArticle } from './pick/index.js';
 
 export type MainContentSource = 'article' | 'baseline' | 'page';
 
@@ -88,7 +88,7 @@ function withHeadline(article: Element, text: string, title: string, h1s: string
 
 /**
  * The page's main content. `body` (parsed by htmlparser2) is first stripped of furniture; a
- * Readability-style scoring (single-pass.ts) then picks the article in what is left, which loses
+ * Readability-style scoring (pick/) then picks the article in what is left, which loses
  * its decorative pictures and noise lines and gets its headline back. When it picks too little or
  * nothing, the prose blocks of the page are taken instead; when there are none, the cleaned page.
  * `head` (title and meta tags) gives the title whose duplicate heading the scoring drops, and says

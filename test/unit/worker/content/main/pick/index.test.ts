@@ -2,9 +2,9 @@ import { parseDocument } from 'htmlparser2';
 import render from 'dom-serializer';
 import type { Element } from 'domhandler';
 import { describe, expect, it } from 'vitest';
-import { flatText } from '../../../../../worker/content/document.js';
-import { findElements } from '../../../../../worker/content/walk.js';
-import { scoredArticle } from '../../../../../worker/content/main/single-pass.js';
+import { flatText } from '../../../../../../worker/content/document.js';
+import { findElements } from '../../../../../../worker/content/walk.js';
+import { scoredArticle } from '../../../../../../worker/content/main/pick/index.js';
 
 /** The body of `html`, parsed as the pipeline parses it. */
 function body(html: string): Element {

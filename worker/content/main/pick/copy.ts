@@ -1,0 +1,76 @@
+import { Element, Text, type AnyNode } from 'domhandler';
+import { isBox, type Box } from './box.js';
+
+const PRESENTATIONAL = new Set(['align', 'background', 'bgcolor', 'border', 'cellpadding', 'cellspacing', 'frame', 'hspace', 'rules', 'style', 'valign', 'vspace']);
+const SIZED = new Set(['table', 'th', 'td', 'hr', 'pre']);
+
+/** Copies the boxes back to parsed nodes, as Readability's clean-up leaves them (presentational attributes and `javascript:` links gone). */
+export function copy(item: Box | Text): AnyNode[] {
+  if (!isBox(item)) return [new Text(item.data)];
+  if (item.removed) return [];
+  const children: AnyNode[] = [];
+  for (const child of item.items) children.push(...copy(child));
+  const attribs: Record<string, string> = {};
+  if (item.source) {
+    for (const [name, value] of Object.entries(item.source.attribs)) {
+      if (PRESENTATIONAL.has(name) || (SIZED.has(item.name) && (name === 'width' || name === 'height'))) continue;
+      attribs[name] = value;
+    }
+  }
+  if (item.name === 'a' && attribs.href?.startsWith('javascript:')) {
+    if (item.items.length === 1 && !isBox(item.items[0])) return [new Text(item.items[0].data)];
+    return [element('span', {}, children)];
+  }
+  return [element(item.name, attribs, children)];
+}
+
+export function element(name: string, attribs: Record<string, string>, children: AnyNode[]): Element {
+  const made = new Element(name, attribs, children);
+  children.forEach((child, index) => {
+    child.parent = made;
+    child.prev = children[index - 1] ?? null;
+    child.next = children[index + 1] ?? null;
+  });
+  return made;
+}
+
+export function simplified(content: Element): Element {
+  simplifyNested(content);
+  return content;
+}
+
+function isNested(node: AnyNode): node is Element {
+  return node.type === 'tag' && (node.name === 'div' || node.name === 'section') && !(node.attribs.id ?? '').startsWith('readability');
+}
+
+/**
+ * Readability's last pass over its article (_simplifyNestedElements): an empty div or section (blank
+ * text, nothing but <br> and <hr>) goes, and one holding a single div or section and no words is that
+ * child, with its attributes.
+ */
+function simplifyNested(parent: Element): void {
+  for (let i = 0; i < parent.children.length; i += 1) {
+    let node = parent.children[i];
+    while (isNested(node)) {
+      const elements = node.children.filter((child): child is Element => child.type === 'tag');
+      const blank = node.children.every((child) => child.type !== 'text' || (child as Text).data.trim() === '');
+      if (blank && elements.every((child) => child.name === 'br' || child.name === 'hr')) {
+        parent.children.splice(i, 1);
+        i -= 1;
+        break;
+      }
+      if (!blank || elements.length !== 1 || !isNested(elements[0])) break;
+      const child = elements[0];
+      child.attribs = { ...child.attribs, ...node.attribs };
+      child.parent = parent;
+      parent.children[i] = child;
+      node = child;
+    }
+    if (i >= 0 && parent.children[i] === node && node.type === 'tag') simplifyNested(node as Element);
+  }
+  parent.children.forEach((child, index) => {
+    child.parent = parent;
+    child.prev = parent.children[index - 1] ?? null;
+    child.next = parent.children[index + 1] ?? null;
+  });
+}

@@ -1,0 +1,76 @@
+import { Text, type Element, type ParentNode } from 'domhandler';
+import { flatText } from '../../document.js';
+import { finish, isBox, newBox, type Box, type Context, type Flags } from './box.js';
+import { prepare } from './clean.js';
+import { copy, element, simplified } from './copy.js';
+import { breaksToParagraphs, read } from './read.js';
+import { scoreCandidates, topCandidate, withSiblings } from './score.js';
+
+/*
+ * Readability's scoring (Mozilla Readability 0.6, _grabArticle and _prepArticle) done on the parsed
+ * page itself, without a second DOM. The page is read once into boxes: each element as Readability
+ * would see it after its own rewrites (double <br> and loose text in a div become paragraphs, a div
+ * without blocks is a paragraph, a div holding one paragraph is that paragraph), with the
+ * statistics its rules ask for (text length, link text, commas, paragraphs, pictures, list items...)
+ * summed bottom-up once, so no rule walks a subtree again. The pick and its clean-up read those
+ * numbers; only the boxes of the pick are copied out as parsed nodes.
+ */
+
+function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: Flags): { content: Element; length: number } {
+  const context: Context = { flags, title, bylineTaken: bylineKnown, titleTaken: false, units: [], order: 0 };
+  const root = newBox('body', null, [], context);
+  const items: Array<Box | Text> = [];
+  const ancestors: string[] = ['body'];
+  for (const child of body.children) {
+    if (child instanceof Text) items.push(child);
+    else if (child.type === 'tag') {
+      const box = read(child, ancestors, context);
+      if (box) items.push(box);
+    }
+  }
+  root.items = breaksToParagraphs(items, context).items;
+  for (const item of root.items) if (isBox(item)) item.parent = root;
+  finish(root);
+  const top = scoreCandidates(context);
+  const article = newBox('div', null, [], context);
+  let pageWrapper: Box | null = null;
+  if (top.length === 0 || top[0] === root) {
+    pageWrapper = newBox('div', null, root.items, context);
+    finish(pageWrapper);
+    article.items = [pageWrapper];
+  } else {
+    const best = topCandidate(top, root, flags);
+    article.items = withSiblings(best);
+  }
+  for (const item of article.items) if (isBox(item)) item.parent = article;
+  finish(article);
+  prepare(article, flags);
+  const page = element('div', { class: 'page', id: 'readability-page-1' }, pageWrapper ? copy(pageWrapper).flatMap((node) => (node as Element).children) : article.items.flatMap(copy));
+  const content = element('div', { id: 'readability-content' }, [page]);
+  return { content, length: flatText(content).replace(/\s+/g, ' ').trim().length };
+}
+
+/** Readability's minimum article (charThreshold in article.ts). */
+const CHAR_THRESHOLD = 300;
+
+/**
+ * Readability's article on the parsed, furniture-stripped `body` (left as it is): its container
+ * element, as Readability would give it, or null when nothing has text. `title`: the page's title,
+ * whose duplicate heading goes; `bylineKnown`: the page's meta tags name the author (then no
+ * byline element is taken out).
+ */
+export function scoredArticle(body: ParentNode, title: string, bylineKnown: boolean): Element | null {
+  const flags: Flags = { stripUnlikely: true, weightClasses: true, cleanConditionally: true };
+  const attempts: Array<{ content: Element; length: number }> = [];
+  for (;;) {
+    const result = attempt(body, title, bylineKnown, { ...flags });
+    if (result.length >= CHAR_THRESHOLD) return simplified(result.content);
+    attempts.push(result);
+    if (flags.stripUnlikely) flags.stripUnlikely = false;
+    else if (flags.weightClasses) flags.weightClasses = false;
+    else if (flags.cleanConditionally) flags.cleanConditionally = false;
+    else break;
+  }
+  const longest = attempts.reduce((best, next) => (next.length > best.length ? next : best));
+  return longest.length > 0 ? simplified(longest.content) : null;
+}
