@@ -1,4 +1,4 @@
-import { Element, Text, type AnyNode, type ParentNode } from 'domhandler';
+import { Text, type AnyNode, type Element, type ParentNode } from 'domhandler';
 import { flatText } from '../document.js';
 import { findElements } from '../walk.js';
 import { chooseHeadline, type HeadlineSource } from './headline.js';
@@ -6,6 +6,7 @@ import { proseBlocks } from './fallback.js';
 import { removeDecorativeImages } from './postclean.js';
 import { dropNoiseParagraphs } from './refine.js';
 import { removeFurniture } from './preclean.js';
+import { element } from './pick/copy.js';
 import { scoredArticle } from './pick/index.js';
 
 export type MainContentSource = 'article' | 'baseline' | 'page';
@@ -75,12 +76,10 @@ function withHeadline(article: Element, text: string, title: string, h1s: string
   const held = headline !== '' && text.includes(headline);
   const nodes: AnyNode[] = [article];
   if (headline !== '' && !held) {
-    const h1 = new Element('h1', {}, [new Text(title)]);
-    h1.children[0].parent = h1;
-    nodes.unshift(h1);
+    nodes.unshift(element('h1', {}, [new Text(title)]));
   }
   if (held && h1s.some((h1) => normalised(h1) === headline)) {
-    const demoted = firstHeading(nodes, (element) => element.name === 'h2' && normalised(flatText(element)) === headline);
+    const demoted = firstHeading(nodes, (heading) => heading.name === 'h2' && normalised(flatText(heading)) === headline);
     if (demoted) demoted.name = 'h1';
   }
   return nodes;

@@ -1,5 +1,5 @@
-import type { AnyNode, Element } from 'domhandler';
-import { findElements } from '../walk.js';
+import type { Element } from 'domhandler';
+import { removeElements } from '../walk.js';
 
 /** Below this declared size (pixels) an image is an icon, a spacer or a button. */
 const ICON_SIZE = 100;
@@ -12,15 +12,6 @@ function isDecorative(image: Element): boolean {
   return false;
 }
 
-function detach(node: AnyNode): void {
-  const parent = node.parent;
-  if (!parent) return;
-  parent.children.splice(parent.children.indexOf(node as never), 1);
-  if (node.prev) node.prev.next = node.next;
-  if (node.next) node.next.prev = node.prev;
-  node.parent = node.prev = node.next = null;
-}
-
 /**
  * Removes the icons, spacers and linked teaser pictures left inside the chosen article. (Until
  * issue 31 this module also held link-list and "Related ..." heading rules; they never ran, the
@@ -28,5 +19,5 @@ function detach(node: AnyNode): void {
  * docs/history/content-main.md.)
  */
 export function removeDecorativeImages(article: Element): void {
-  for (const image of findElements(article, (found) => found.name === 'img')) if (isDecorative(image)) detach(image);
+  removeElements(article, (element) => element.name === 'img' && isDecorative(element));
 }

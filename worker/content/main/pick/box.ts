@@ -126,7 +126,13 @@ export function finish(box: Box): void {
 }
 
 export function newBox(name: string, source: Element | null, items: Array<Box | Text>, context: Context): Box {
-  const box: Box = { name, source, parent: null, items, span: EMPTY_SPAN, counts: zero(), holdsBlock: false, phrasing: false, order: context.order++ };
-  for (const item of items) if (isBox(item)) item.parent = box;
+  const box: Box = { name, source, parent: null, items: [], span: EMPTY_SPAN, counts: zero(), holdsBlock: false, phrasing: false, order: context.order++ };
+  setItems(box, items);
   return box;
+}
+
+/** Gives `box` the items `items`, each box among them taking it as parent. */
+export function setItems(box: Box, items: Array<Box | Text>): void {
+  box.items = items;
+  for (const item of items) if (isBox(item)) item.parent = box;
 }

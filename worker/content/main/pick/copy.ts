@@ -1,4 +1,5 @@
 import { Element, Text, type AnyNode } from 'domhandler';
+import { setChildren } from '../../walk.js';
 import { isBox, type Box } from './box.js';
 
 const PRESENTATIONAL = new Set(['align', 'background', 'bgcolor', 'border', 'cellpadding', 'cellspacing', 'frame', 'hspace', 'rules', 'style', 'valign', 'vspace']);
@@ -25,12 +26,8 @@ export function copy(item: Box | Text): AnyNode[] {
 }
 
 export function element(name: string, attribs: Record<string, string>, children: AnyNode[]): Element {
-  const made = new Element(name, attribs, children);
-  children.forEach((child, index) => {
-    child.parent = made;
-    child.prev = children[index - 1] ?? null;
-    child.next = children[index + 1] ?? null;
-  });
+  const made = new Element(name, attribs, []);
+  setChildren(made, children);
   return made;
 }
 
@@ -68,9 +65,5 @@ function simplifyNested(parent: Element): void {
     }
     if (i >= 0 && parent.children[i] === node && node.type === 'tag') simplifyNested(node as Element);
   }
-  parent.children.forEach((child, index) => {
-    child.parent = parent;
-    child.prev = parent.children[index - 1] ?? null;
-    child.next = parent.children[index + 1] ?? null;
-  });
+  setChildren(parent, parent.children);
 }

@@ -1,6 +1,6 @@
 import { Text, type Element, type ParentNode } from 'domhandler';
 import { flatText } from '../../document.js';
-import { finish, isBox, newBox, type Box, type Context, type Flags } from './box.js';
+import { finish, newBox, setItems, type Box, type Context, type Flags } from './box.js';
 import { prepare } from './clean.js';
 import { copy, element, simplified } from './copy.js';
 import { breaksToParagraphs, read } from './read.js';
@@ -28,8 +28,7 @@ function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: F
       if (box) items.push(box);
     }
   }
-  root.items = breaksToParagraphs(items, context).items;
-  for (const item of root.items) if (isBox(item)) item.parent = root;
+  setItems(root, breaksToParagraphs(items, context).items);
   finish(root);
   const top = scoreCandidates(context);
   const article = newBox('div', null, [], context);
@@ -37,12 +36,10 @@ function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: F
   if (top.length === 0 || top[0] === root) {
     pageWrapper = newBox('div', null, root.items, context);
     finish(pageWrapper);
-    article.items = [pageWrapper];
+    setItems(article, [pageWrapper]);
   } else {
-    const best = topCandidate(top, root, flags);
-    article.items = withSiblings(best);
+    setItems(article, withSiblings(topCandidate(top, root, flags)));
   }
-  for (const item of article.items) if (isBox(item)) item.parent = article;
   finish(article);
   prepare(article, flags);
   const page = element('div', { class: 'page', id: 'readability-page-1' }, pageWrapper ? copy(pageWrapper).flatMap((node) => (node as Element).children) : article.items.flatMap(copy));

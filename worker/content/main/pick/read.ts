@@ -1,6 +1,6 @@
 import { Text, type Element } from 'domhandler';
 import { flatText } from '../../document.js';
-import { finish, isBox, linkDensity, newBox, type Box, type Context } from './box.js';
+import { finish, isBox, linkDensity, newBox, setItems, type Box, type Context } from './box.js';
 import { marker } from './weights.js';
 
 /* Readability's word lists (class and id names, roles, tags), as it has them. */
@@ -102,8 +102,7 @@ function readDiv(box: Box, context: Context): Box {
     out.push(last);
   }
   if (wrapped) {
-    box.items = out;
-    for (const item of out) if (isBox(item)) item.parent = box;
+    setItems(box, out);
     finish(box);
   }
   const elements = out.filter(isBox);
@@ -161,8 +160,7 @@ export function read(element: Element, ancestors: string[], context: Context): B
   }
   ancestors.pop();
   const broken = breaksToParagraphs(items, context);
-  box.items = broken.items;
-  for (const item of box.items) if (isBox(item)) item.parent = box;
+  setItems(box, broken.items);
   if (broken.made && box.name === 'p') box.name = 'div';
   finish(box);
   if (['div', 'section', 'header', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'].includes(box.name) && box.span.blank) {
