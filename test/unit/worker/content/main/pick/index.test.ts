@@ -30,6 +30,13 @@ describe('scoredArticle: Readability-style pick on the parsed page', () => {
     expect(render(page)).toBe(before);
   });
 
+  it('weighs a block by the share of its text that is not links: paragraphs of link text lose to fewer paragraphs of prose', () => {
+    const teasers = Array.from({ length: 6 }, (_, i) => `<p><a href="/story-${i}">Teaser ${i + 1}, with commas, clauses, and words enough, for a link that reads as long as a sentence of prose</a></p>`).join('');
+    const article = scoredArticle(body(`<body><div class="column">${teasers}</div><div class="column">${PROSE('story', 3)}</div></body>`), '', false);
+    expect(text(article)).toContain('The story paragraph 3');
+    expect(text(article)).not.toContain('Teaser 1');
+  });
+
   it('scores loose text in a div and lines parted by a double <br> as paragraphs', () => {
     const lines = Array.from({ length: 4 }, (_, i) => `Line ${i + 1} of the letter goes on, with commas, for long enough to be a paragraph of its own.`).join('<br><br>');
     const article = scoredArticle(body(`<body><div id="nav"><a href="/x">Home</a></div><div class="letter">${lines}</div></body>`), '', false);
