@@ -14,9 +14,7 @@ const VISIBLE_TEXT_FLOOR = 200;
 export function needsJavaScript(mediaType: string, html: string | null): boolean {
   if (html === null || !/html/.test(mediaType)) return false;
   const body = bodyOf(html);
-  const visible = stripTags(stripBlocks(body, /<(script|style|noscript|template)/gi))
-    .replace(/\s+/g, ' ')
-    .trim();
+  const visible = spacedText(stripBlocks(body, /<(script|style|noscript|template)/gi)).trim();
   if (visible.length >= VISIBLE_TEXT_FLOOR) return false;
   const noscript = noscriptTexts(body).join(' ');
   if (JS_REQUIRED_NOTICE.test(noscript) || JS_REQUIRED_NOTICE.test(visible)) return true;
@@ -65,10 +63,16 @@ function stripBlocks(text: string, opening: RegExp): string {
   return out + text.slice(from);
 }
 
-/** `text.replace(/<[^>]+>/g, ' ')`: past the last '>' nothing can match, so that tail is not searched. */
-function stripTags(text: string): string {
+/**
+ * `text.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ')`, a run of tags and spaces at a time. Past the
+ * last '>' no tag can match, so that tail is not searched for one (a '<' there would cost a scan to
+ * the end); a run of spaces across that cut is one space.
+ */
+function spacedText(text: string): string {
   const end = text.lastIndexOf('>') + 1;
-  return text.slice(0, end).replace(/<[^>]+>/g, ' ') + text.slice(end);
+  const head = text.slice(0, end).replace(/(?:<[^>]+>|\s)+/g, ' ');
+  const tail = text.slice(end).replace(/\s+/g, ' ');
+  return head.endsWith(' ') && tail.startsWith(' ') ? head + tail.slice(1) : head + tail;
 }
 
 /** `[...body.matchAll(/<noscript[^>]*>([\s\S]*?)<\/noscript>/gi)].map((m) => m[1])`. */

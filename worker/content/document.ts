@@ -2,7 +2,7 @@ import { load, type CheerioAPI } from 'cheerio';
 import { parseDocument } from 'htmlparser2';
 import { Text, type AnyNode, type Document, type Element, type ParentNode } from 'domhandler';
 import { CONTENT_LIMITS } from './content-limits.js';
-import { findElements } from './walk.js';
+import { isElement } from './walk.js';
 
 export interface LoadedDocument {
   document: Document;
@@ -28,25 +28,42 @@ export function flatText(root: AnyNode): string {
   return parts.join('');
 }
 
-/** Replaces the children of every element at maxDepth by their text, so later recursion stays shallow. */
-function flattenDeepNesting(root: ParentNode): number {
-  let flattened = 0;
-  const stack: Array<[ParentNode, number]> = [[root, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop() as [ParentNode, number];
+/** Replaces the children of `node` by their text when it has elements among them; says whether it did. */
+function flattenToText(node: ParentNode): boolean {
+  if (!node.children.some(isElement)) return false;
+  const text = new Text(flatText(node));
+  text.parent = node;
+  node.children = [text];
+  return true;
+}
+
+/**
+ * One walk over the parsed page: the children of every element at maxDepth are replaced by their
+ * text, so later recursion stays shallow; the elements `take` holds for, of those left, come back
+ * in document order.
+ */
+function flattenDeepNestingAndFind(root: ParentNode, take: (element: Element) => boolean): { flattened: boolean; found: Element[] } {
+  const found: Element[] = [];
+  let flattened = false;
+  const nodes: ParentNode[] = [root];
+  const depths: number[] = [0];
+  while (nodes.length > 0) {
+    const node = nodes.pop() as ParentNode;
+    const depth = depths.pop() as number;
+    if (isElement(node) && take(node)) found.push(node);
     if (depth >= CONTENT_LIMITS.maxDepth) {
-      if (!node.children.some((child) => child.type === 'tag' || child.type === 'script' || child.type === 'style')) continue;
-      const text = new Text(flatText(node));
-      text.parent = node;
-      node.children = [text];
-      flattened += 1;
+      if (flattenToText(node)) flattened = true;
       continue;
     }
-    for (const child of node.children) {
-      if ('children' in child) stack.push([child as ParentNode, depth + 1]);
+    for (let i = node.children.length - 1; i >= 0; i -= 1) {
+      const child = node.children[i];
+      if (isElement(child)) {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
     }
   }
-  return flattened;
+  return { flattened, found };
 }
 
 function resolveBase(base: Element | undefined, finalUrl: string): string {
@@ -133,9 +150,8 @@ export function loadDocument(html: string, finalUrl: string): LoadedDocument {
     warnings.push(`CONTENT_TRUNCATED: only the first ${CONTENT_LIMITS.maxHtmlChars} characters of HTML were processed`);
   }
   const dom = parseDocument(closeRunawayTitle(source), { decodeEntities: true });
-  const flattened = flattenDeepNesting(dom);
-  if (flattened > 0) warnings.push(`CONTENT_FLATTENED: markup nested deeper than ${CONTENT_LIMITS.maxDepth} levels was reduced to text`);
-  const elements = findElements(dom, (element) => URL_ATTRIBUTES.has(element.name) || (element.name === 'base' && element.attribs.href !== undefined));
+  const { flattened, found: elements } = flattenDeepNestingAndFind(dom, (element) => URL_ATTRIBUTES.has(element.name) || (element.name === 'base' && element.attribs.href !== undefined));
+  if (flattened) warnings.push(`CONTENT_FLATTENED: markup nested deeper than ${CONTENT_LIMITS.maxDepth} levels was reduced to text`);
   const baseUrl = resolveBase(elements.find((element) => element.name === 'base'), finalUrl);
   absolutiseUrls(elements, baseUrl);
   let $: CheerioAPI | null = null;

@@ -37,11 +37,11 @@ class TextWriter {
   }
 
   result(): string {
+    // Spaces and tabs around each line break go, as do those at either end, which the final trim() takes.
     return this.parts
       .join('')
-      .split('\n')
-      .map((line) => line.replace(/^[ \t]+|[ \t]+$/g, '').replace(/ {2,}/g, ' '))
-      .join('\n')
+      .replace(/[ \t]*\n[ \t]*/g, '\n')
+      .replace(/ {2,}/g, ' ')
       .replace(/\n{3,}/g, '\n\n')
       .replaceAll(PRE_SPACE, ' ')
       .replaceAll(PRE_NEWLINE, '\n')

@@ -37,9 +37,14 @@ export function removeElements(root: ParentNode, remove: (element: Element) => b
   const stack: ParentNode[] = [root];
   while (stack.length > 0) {
     const parent = stack.pop() as ParentNode;
-    const kept = parent.children.filter((child) => !(isElement(child) && remove(child)));
-    if (kept.length !== parent.children.length) setChildren(parent, kept);
-    for (const child of kept) if (isElement(child)) stack.push(child);
+    // Made at the first removal: most parents lose no child.
+    let kept: AnyNode[] | null = null;
+    parent.children.forEach((child, index) => {
+      if (isElement(child) && remove(child)) kept ??= parent.children.slice(0, index);
+      else kept?.push(child);
+    });
+    if (kept) setChildren(parent, kept);
+    for (const child of parent.children) if (isElement(child)) stack.push(child);
   }
 }
 
