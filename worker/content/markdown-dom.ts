@@ -22,9 +22,16 @@ function normaliseNewlines(value: string): string {
   return value.includes('\r') ? value.replace(/\r\n?/g, '\n') : value;
 }
 
+/** The element's attributes as the parser would read them; the element's own object where that is the same (turndown only reads them). */
 function attributesOf(element: Element): Record<string, string> {
-  const attributes: Record<string, string> = {};
-  for (const [name, value] of Object.entries(element.attribs)) attributes[name] = normaliseNewlines(value);
+  let attributes = element.attribs;
+  for (const name in element.attribs) {
+    const value = normaliseNewlines(element.attribs[name]);
+    if (value !== element.attribs[name]) {
+      if (attributes === element.attribs) attributes = { ...element.attribs };
+      attributes[name] = value;
+    }
+  }
   // turndown's GFM task-list rule reads `type` and `checked` as DOM properties, which only some elements reflect.
   if ((attributes.type ?? '').toLowerCase().includes('checkbox') || (attributes.role ?? '').toLowerCase().includes('checkbox')) refuse();
   return attributes;

@@ -3,6 +3,7 @@ import { strikethrough, taskListItems } from '@joplin/turndown-plugin-gfm';
 import type { AnyNode } from 'domhandler';
 import { markdownDom } from './markdown-dom.js';
 import { tableRules } from './markdown-tables.js';
+import { indexRulesByName } from './turndown-rules.js';
 
 const LANGUAGE_CLASS = /(?:^|\s)(?:language|lang|highlight-source|brush:?)-?([\w#+.-]+)/i;
 
@@ -101,6 +102,7 @@ function createService(): TurndownService {
       return `![${alt}](${src.trim().replace(/[()]/g, (c) => encodeURIComponent(c))})`;
     },
   });
+  indexRulesByName(service);
   return service;
 }
 

@@ -153,16 +153,15 @@ export class DomElement extends DomNode {
 
   /** Descendants named `name` (any case), in document order. */
   getElementsByTagName(name: string): DomElement[] {
-    const wanted = name.toLowerCase();
-    const found: DomElement[] = [];
-    const visit = (parent: DomElement): void => {
-      for (let child = parent.firstChild; child; child = child.nextSibling) {
-        if (!(child instanceof DomElement)) continue;
-        if (child.localName === wanted) found.push(child);
-        visit(child);
-      }
-    };
-    visit(this);
-    return found;
+    return descendantsNamed(this, name.toLowerCase(), []);
   }
+}
+
+function descendantsNamed(parent: DomElement, localName: string, found: DomElement[]): DomElement[] {
+  for (let child = parent.firstChild; child; child = child.nextSibling) {
+    if (!(child instanceof DomElement)) continue;
+    if (child.localName === localName) found.push(child);
+    descendantsNamed(child, localName, found);
+  }
+  return found;
 }
