@@ -2,6 +2,8 @@ import type TurndownService from 'turndown';
 
 type Rule = TurndownService.Rule;
 
+const MAX_NAMES_KEPT = 512;
+
 /** What turndown's Rules keeps beside its public surface: the rules forNode tries, in its order. */
 interface RuleLists {
   array: Rule[];
@@ -28,6 +30,8 @@ export function indexRulesByName(service: TurndownService): void {
   const candidatesFor = (nodeName: string): Rule[] => {
     const name = nodeName.toLowerCase();
     const candidates = ordered.filter(({ filter }) => (typeof filter === 'string' ? filter === name : Array.isArray(filter) ? (filter as string[]).includes(name) : true));
+    // The converter lives as long as its thread: pages of made-up element names must not grow it without end.
+    if (byName.size >= MAX_NAMES_KEPT) byName.clear();
     byName.set(nodeName, candidates);
     return candidates;
   };
