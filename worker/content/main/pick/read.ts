@@ -9,6 +9,8 @@ const MAYBE_CANDIDATE = /and|article|body|column|content|main|shadow/i;
 const BYLINE = /byline|author|dateline|writtenby|p-author/i;
 const UNLIKELY_ROLES = new Set(['menu', 'menubar', 'complementary', 'navigation', 'alert', 'alertdialog', 'dialog']);
 const SCORED = new Set(['section', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'td', 'pre']);
+/** Containers Readability drops when they hold no text and nothing but <br> and <hr>. */
+const DROPPED_WHEN_EMPTY = new Set(['div', 'section', 'header', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 
 function isWhitespace(item: Box | Text): boolean {
   return isBox(item) ? item.name === 'br' : item.data.trim() === '';
@@ -116,10 +118,10 @@ function readDiv(box: Box, context: Context): Box {
   return box;
 }
 
-/** Readability's byline test; the text is read only for elements named like one. */
-function isByline(element: Element): boolean {
+/** Readability's byline test (`match`: the element's class and id); the text is read only for elements named like one. */
+function isByline(element: Element, match: string): boolean {
   const itemprop = element.attribs.itemprop;
-  const named = element.attribs.rel === 'author' || (itemprop !== undefined && itemprop.includes('author')) || BYLINE.test(marker(element));
+  const named = element.attribs.rel === 'author' || (itemprop !== undefined && itemprop.includes('author')) || BYLINE.test(match);
   if (!named) return false;
   const length = flatText(element).trim().length;
   return length > 0 && length < 100;
@@ -135,7 +137,8 @@ export function read(element: Element, ancestors: string[], context: Context): B
   const name = element.name.toLowerCase();
   const { attribs } = element;
   if (attribs['aria-modal'] === 'true' && attribs.role === 'dialog') return null;
-  if (!context.bylineTaken && isByline(element)) {
+  const match = marker(element);
+  if (!context.bylineTaken && isByline(element, match)) {
     context.bylineTaken = true;
     return null;
   }
@@ -144,7 +147,6 @@ export function read(element: Element, ancestors: string[], context: Context): B
     return null;
   }
   if (context.flags.stripUnlikely) {
-    const match = marker(element);
     if (UNLIKELY.test(match) && !MAYBE_CANDIDATE.test(match) && !hasAncestor(ancestors, 'table', 3) && !hasAncestor(ancestors, 'code', 3) && name !== 'a') return null;
     if (attribs.role && UNLIKELY_ROLES.has(attribs.role)) return null;
   }
@@ -163,7 +165,7 @@ export function read(element: Element, ancestors: string[], context: Context): B
   setItems(box, broken.items);
   if (broken.made && box.name === 'p') box.name = 'div';
   finish(box);
-  if (['div', 'section', 'header', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'].includes(box.name) && box.span.blank) {
+  if (DROPPED_WHEN_EMPTY.has(box.name) && box.span.blank) {
     if (box.items.every((item) => !isBox(item) || item.name === 'br' || item.name === 'hr')) return null;
   }
   if (box.name === 'div') return readDiv(box, context);
