@@ -36,10 +36,12 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
   let owner = root;
   let breaks = 0;
   const flush = (): void => {
-    const text = parts.join('').replace(/\s+/g, ' ').trim();
-    if (text !== '') found.push({ text, linked: Math.min(linked, text.length), leadLinked: Math.min(leadLinked, text.length), heading, owner, whole: false, nodes });
-    parts = [];
-    nodes = [];
+    if (parts.length > 0) {
+      const text = parts.join('').replace(/\s+/g, ' ').trim();
+      if (text !== '') found.push({ text, linked: Math.min(linked, text.length), leadLinked: Math.min(leadLinked, text.length), heading, owner, whole: false, nodes });
+      parts = [];
+      nodes = [];
+    }
     linked = 0;
     leadLinked = 0;
     leading = true;

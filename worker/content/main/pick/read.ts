@@ -12,6 +12,10 @@ const SCORED = new Set(['section', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'td', 'pre
 /** Containers Readability drops when they hold no text and nothing but <br> and <hr>. */
 const DROPPED_WHEN_EMPTY = new Set(['div', 'section', 'header', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 
+function isBreak(item: Box | Text): boolean {
+  return isBox(item) && item.name === 'br';
+}
+
 function isWhitespace(item: Box | Text): boolean {
   return isBox(item) ? item.name === 'br' : item.data.trim() === '';
 }
@@ -46,12 +50,12 @@ function nextIsBreak(items: Array<Box | Text>, at: number): number {
 
 /** Readability's _replaceBrs: two or more <br> in a row start a paragraph of the phrasing items that follow. */
 export function breaksToParagraphs(items: Array<Box | Text>, context: Context): { items: Array<Box | Text>; made: boolean } {
-  if (!items.some((item) => isBox(item) && item.name === 'br')) return { items, made: false };
+  if (!items.some(isBreak)) return { items, made: false };
   const out: Array<Box | Text> = [];
   let made = false;
   for (let i = 0; i < items.length; i += 1) {
     const item = items[i];
-    let next = isBox(item) && item.name === 'br' ? nextIsBreak(items, i) : -1;
+    let next = isBreak(item) ? nextIsBreak(items, i) : -1;
     if (next < 0) {
       out.push(item);
       continue;
@@ -67,7 +71,7 @@ export function breaksToParagraphs(items: Array<Box | Text>, context: Context): 
     const body: Array<Box | Text> = [...kept];
     for (; j < items.length; j += 1) {
       const candidate = items[j];
-      if (isBox(candidate) && candidate.name === 'br' && nextIsBreak(items, j) >= 0) break;
+      if (isBreak(candidate) && nextIsBreak(items, j) >= 0) break;
       if (isBox(candidate) && !candidate.phrasing) break;
       body.push(candidate);
     }
