@@ -48,10 +48,11 @@ export function headlineSource(root: ParentNode): HeadlineSource {
   const found = findElements(root, (element: Element) => HEADINGS.has(element.name));
   const text = (element: Element): string => clean(flatText(element));
   const usable = (heading: string): boolean => heading !== '' && heading.length <= MAX_HEADLINE;
+  const texts = found.map(text);
   return {
     title: documentTitle(root),
-    headings: found.map(text).filter(usable),
-    h1s: found.filter((element) => element.name === 'h1').map(text).filter(usable),
+    headings: texts.filter(usable),
+    h1s: texts.filter((heading, i) => found[i].name === 'h1' && usable(heading)),
   };
 }
 

@@ -100,11 +100,12 @@ export function selectMainContent(body: ParentNode, head: AnyNode[], headlines: 
   }
   const meta = metaOf(head);
   const title = meta.title || headlines.title;
-  const article = scoredArticle(body, title, meta.author);
-  let articleText = '';
+  const scored = scoredArticle(body, title, meta.author);
+  const article = scored?.content;
+  // normalised(flatText(article)), read by the scoring; the pictures removed below hold no text.
+  const articleText = scored ? scored.text.toLowerCase() : '';
   if (article) {
     removeDecorativeImages(article);
-    articleText = normalised(flatText(article));
     if (articleText.length >= MIN_ARTICLE_CHARS || articleText.length >= chars(body.children) / 3) {
       const headline = chooseHeadline(headlines, articleText, title);
       return { nodes: dropNoiseParagraphs(withHeadline(article, articleText, headline, headlines.h1s)), source: 'article' };

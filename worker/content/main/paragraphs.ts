@@ -1,4 +1,5 @@
 import type { AnyNode, Element, ParentNode } from 'domhandler';
+import { collapsedLength } from './pick/text-span.js';
 
 /** Tags that start a paragraph of their own (jusText's PARAGRAPH_TAGS). */
 const PARAGRAPH_TAGS = new Set([
@@ -6,6 +7,7 @@ const PARAGRAPH_TAGS = new Set([
   'optgroup', 'option', 'p', 'pre', 'table', 'td', 'textarea', 'tfoot', 'th', 'thead', 'tr', 'ul', 'ol', 'li',
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article', 'main', 'header', 'footer', 'figure', 'figcaption', 'address',
 ]);
+const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'select', 'option']);
 
 export interface Paragraph {
@@ -34,10 +36,12 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
   let owner = root;
   let breaks = 0;
   const flush = (): void => {
-    const text = parts.join('').replace(/\s+/g, ' ').trim();
-    if (text !== '') found.push({ text, linked: Math.min(linked, text.length), leadLinked: Math.min(leadLinked, text.length), heading, owner, whole: false, nodes });
-    parts = [];
-    nodes = [];
+    if (parts.length > 0) {
+      const text = parts.join('').replace(/\s+/g, ' ').trim();
+      if (text !== '') found.push({ text, linked: Math.min(linked, text.length), leadLinked: Math.min(leadLinked, text.length), heading, owner, whole: false, nodes });
+      parts = [];
+      nodes = [];
+    }
     linked = 0;
     leadLinked = 0;
     leading = true;
@@ -46,15 +50,14 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
   };
   const visit = (node: AnyNode, inLink: boolean, inHeading: boolean): void => {
     if (node.type === 'text') {
-      const data = node.data;
-      if (data.trim() !== '') breaks = 0;
-      parts.push(data);
+      const length = collapsedLength(node.data);
+      if (length > 0) breaks = 0;
+      parts.push(node.data);
       nodes.push(node);
-      const length = data.replace(/\s+/g, ' ').trim().length;
       if (inLink) linked += length;
       if (length > 0 && leading && inLink) leadLinked += length;
       else if (length > 0) leading = false;
-      heading ||= inHeading && data.trim() !== '';
+      heading ||= inHeading && length > 0;
       return;
     }
     if (node.type !== 'tag') return;
@@ -76,7 +79,7 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
       flush();
       owner = element;
     }
-    const isHeading = inHeading || /^h[1-6]$/.test(element.name);
+    const isHeading = inHeading || HEADINGS.has(element.name);
     for (const child of element.children) visit(child, inLink || element.name === 'a', isHeading);
     if (block) {
       flush();

@@ -39,24 +39,24 @@ export interface PageShape {
 function measure(root: ParentNode): { stats: Map<Element, Stats>; shape: PageShape } {
   const stats = new Map<Element, Stats>();
   const shape: PageShape = { elements: 0, depth: 0 };
-  const visit = (node: AnyNode, depth: number): Stats => {
-    if (node.type === 'text') return { chars: node.data.trim().length, holdsContent: false, holdsChoice: false };
-    if (!isElement(node)) return { chars: 0, holdsContent: false, holdsChoice: false };
-    const own: Stats = { chars: 0, holdsContent: false, holdsChoice: isChoice(node) };
+  const visit = (element: Element, depth: number): Stats => {
+    const own: Stats = { chars: 0, holdsContent: false, holdsChoice: isChoice(element) };
     shape.elements += 1;
     shape.depth = Math.max(shape.depth, depth);
-    if (!NEVER_TEXT.has(node.name)) {
-      for (const child of node.children) {
+    if (!NEVER_TEXT.has(element.name)) {
+      for (const child of element.children) {
+        if (child.type === 'text') own.chars += child.data.trim().length;
+        if (!isElement(child)) continue;
         const sub = visit(child, depth + 1);
         own.chars += sub.chars;
-        own.holdsContent ||= sub.holdsContent;
+        own.holdsContent ||= sub.holdsContent || isContentMarker(child);
         own.holdsChoice ||= sub.holdsChoice;
       }
     }
-    stats.set(node, own);
-    return { chars: own.chars, holdsContent: own.holdsContent || isContentMarker(node), holdsChoice: own.holdsChoice };
+    stats.set(element, own);
+    return own;
   };
-  for (const child of root.children) visit(child, 1);
+  for (const child of root.children) if (isElement(child)) visit(child, 1);
   return { stats, shape };
 }
 
@@ -77,23 +77,22 @@ const FURNITURE_ROLE_SET = new Set(Array.from(FURNITURE_ROLES.matchAll(/role="([
 type Verdict = 'content' | 'furniture' | 'strong';
 
 function verdict(element: Element, insideArticle: boolean): Verdict {
-  if (!looksLikeFurniture(element, insideArticle)) return 'content';
-  const marker = `${element.attribs.id ?? ''} ${element.attribs.class ?? ''}`;
-  return STRONG_FURNITURE_WORDS.test(marker) ? 'strong' : 'furniture';
+  const { attribs, name } = element;
+  if (name === 'main' || name === 'article') return 'content';
+  // Weaker names (nav, menu, sidebar, widget, tags, footer...) are not trusted: blog platforms put
+  // the post itself in a "widget" and tag it "tag-x"; Readability's own scoring weighs those names.
+  if ((attribs.id || attribs.class) && STRONG_FURNITURE_WORDS.test(`${attribs.id ?? ''} ${attribs.class ?? ''}`)) return 'strong';
+  return looksLikeFurniture(element, insideArticle) ? 'furniture' : 'content';
 }
 
+/** Furniture by its tag, role or hiding. */
 function looksLikeFurniture(element: Element, insideArticle: boolean): boolean {
   const { attribs, name } = element;
-  if (name === 'main' || name === 'article') return false;
   if (FURNITURE_TAG_SET.has(name)) return true;
   if ((name === 'header' || name === 'footer') && !insideArticle) return true;
   if (attribs.role && FURNITURE_ROLE_SET.has(attribs.role)) return true;
   if (attribs['aria-hidden'] === 'true' || 'hidden' in attribs) return true;
-  if (attribs.style && HIDDEN_STYLE.test(attribs.style)) return true;
-  // Weaker names (nav, menu, sidebar, widget, tags, footer...) are not trusted: blog platforms put
-  // the post itself in a "widget" and tag it "tag-x"; Readability's own scoring weighs those names.
-  const marker = `${attribs.id ?? ''} ${attribs.class ?? ''}`.trim();
-  return marker !== '' && STRONG_FURNITURE_WORDS.test(marker);
+  return attribs.style !== undefined && HIDDEN_STYLE.test(attribs.style);
 }
 
 /**

@@ -38,7 +38,21 @@ export interface Counts {
   dataTables: number;
 }
 
-export const COUNT_KEYS = ['chars', 'commas', 'asciiCommas', 'linked', 'p', 'img', 'li', 'input', 'headingChars', 'listChars', 'textish', 'dataTables'] as const;
+/** Adds `from` to `into`, each count (times `sign`: -1 takes a removed box's counts off). */
+export function addCounts(into: Counts, from: Counts, sign: 1 | -1 = 1): void {
+  into.chars += sign * from.chars;
+  into.commas += sign * from.commas;
+  into.asciiCommas += sign * from.asciiCommas;
+  into.linked += sign * from.linked;
+  into.p += sign * from.p;
+  into.img += sign * from.img;
+  into.li += sign * from.li;
+  into.input += sign * from.input;
+  into.headingChars += sign * from.headingChars;
+  into.listChars += sign * from.listChars;
+  into.textish += sign * from.textish;
+  into.dataTables += sign * from.dataTables;
+}
 
 function zero(): Counts {
   return { chars: 0, commas: 0, asciiCommas: 0, linked: 0, p: 0, img: 0, li: 0, input: 0, headingChars: 0, listChars: 0, textish: 0, dataTables: 0 };
@@ -103,7 +117,7 @@ export function finish(box: Box): void {
       continue;
     }
     span = join(span, item.span);
-    for (const key of COUNT_KEYS) counts[key] += item.counts[key];
+    addCounts(counts, item.counts);
     holdsBlock ||= item.holdsBlock || BLOCKS.has(item.name);
     if (item.name === 'ul' || item.name === 'ol') counts.listChars += item.counts.chars - item.counts.listChars;
   }

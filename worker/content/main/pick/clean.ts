@@ -1,5 +1,5 @@
 import type { Text } from 'domhandler';
-import { COUNT_KEYS, HEADINGS, TEXTISH, innerText, isBox, linkDensity, type Box, type Counts, type Flags } from './box.js';
+import { addCounts, HEADINGS, TEXTISH, innerText, isBox, linkDensity, type Box, type Flags } from './box.js';
 import { classWeight, marker } from './weights.js';
 
 /* Readability's word lists, as it has them. */
@@ -8,14 +8,10 @@ const AD_WORDS = /^(ad(vertising|vertisement)?|pub(licité)?|werb(ung)?|广告|�
 const LOADING_WORDS = /^((loading|正在加载|Загрузка|chargement|cargando)(…|\.\.\.)?)$/iu;
 const ALWAYS_CLEANED = new Set(['object', 'embed', 'footer', 'link', 'aside', 'iframe', 'input', 'textarea', 'select', 'button']);
 
-function subtract(box: Box, removed: Counts): void {
-  for (let node: Box | null = box; node; node = node.parent) for (const key of COUNT_KEYS) node.counts[key] -= removed[key];
-}
-
+/** Marks `box` removed and takes its counts off its ancestors. */
 function remove(box: Box): void {
   box.removed = true;
-  const gone = { ...box.counts };
-  if (box.parent) subtract(box.parent, gone);
+  for (let node = box.parent; node; node = node.parent) addCounts(node.counts, box.counts, -1);
 }
 
 function live(items: Array<Box | Text>): Box[] {
@@ -105,18 +101,22 @@ function cleanTag(root: Box, tag: string, test: (box: Box, ancestors: Box[]) => 
   const ancestors: Box[] = [];
   const visit = (box: Box): void => {
     ancestors.push(box);
-    const children = live(box.items);
-    for (let i = children.length - 1; i >= 0; i -= 1) visit(children[i]);
+    for (let i = box.items.length - 1; i >= 0; i -= 1) {
+      const item = box.items[i];
+      if (isBox(item) && !item.removed) visit(item);
+    }
     ancestors.pop();
     if (box !== root && box.name === tag && test(box, ancestors)) remove(box);
   };
   visit(root);
 }
 
+/** Visits the live boxes under `root` in document order (a box removed by `visit` is still entered). */
 function eachBox(root: Box, visit: (box: Box) => void): void {
-  for (const child of live(root.items)) {
-    visit(child);
-    eachBox(child, visit);
+  for (const item of root.items) {
+    if (!isBox(item) || item.removed) continue;
+    visit(item);
+    eachBox(item, visit);
   }
 }
 

@@ -1,8 +1,8 @@
-import { Text, type Element, type ParentNode } from 'domhandler';
+import { Text, type AnyNode, type Element, type ParentNode } from 'domhandler';
 import { flatText } from '../../document.js';
 import { finish, newBox, setItems, type Box, type Context, type Flags } from './box.js';
 import { prepare } from './clean.js';
-import { copy, element, simplified } from './copy.js';
+import { copyInto, element, simplifyNested } from './copy.js';
 import { breaksToParagraphs, read } from './read.js';
 import { scoreCandidates, topCandidate, withSiblings } from './score.js';
 
@@ -16,7 +16,18 @@ import { scoreCandidates, topCandidate, withSiblings } from './score.js';
  * numbers; only the boxes of the pick are copied out as parsed nodes.
  */
 
-function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: Flags): { content: Element; length: number } {
+export interface ScoredArticle {
+  /** Readability's article container. */
+  content: Element;
+  /** Its text, whitespace collapsed and trimmed. */
+  text: string;
+}
+
+function collapsedText(content: Element): string {
+  return flatText(content).replace(/\s+/g, ' ').trim();
+}
+
+function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: Flags): ScoredArticle {
   const context: Context = { flags, title, bylineTaken: bylineKnown, titleTaken: false, units: [], order: 0 };
   const root = newBox('body', null, [], context);
   const items: Array<Box | Text> = [];
@@ -42,32 +53,40 @@ function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: F
   }
   finish(article);
   prepare(article, flags);
-  const page = element('div', { class: 'page', id: 'readability-page-1' }, pageWrapper ? copy(pageWrapper).flatMap((node) => (node as Element).children) : article.items.flatMap(copy));
+  const copied: AnyNode[] = [];
+  const kept = pageWrapper ?? article;
+  if (!kept.removed) for (const item of kept.items) copyInto(item, copied);
+  const page = element('div', { class: 'page', id: 'readability-page-1' }, copied);
   const content = element('div', { id: 'readability-content' }, [page]);
-  return { content, length: flatText(content).replace(/\s+/g, ' ').trim().length };
+  return { content, text: collapsedText(content) };
 }
 
 /** Readability's minimum article (charThreshold in article.ts). */
 const CHAR_THRESHOLD = 300;
 
+/** The article after Readability's last pass; its text is read again only when that pass changed it. */
+function simplified(article: ScoredArticle): ScoredArticle {
+  return simplifyNested(article.content) ? { content: article.content, text: collapsedText(article.content) } : article;
+}
+
 /**
  * Readability's article on the parsed, furniture-stripped `body` (left as it is): its container
- * element, as Readability would give it, or null when nothing has text. `title`: the page's title,
- * whose duplicate heading goes; `bylineKnown`: the page's meta tags name the author (then no
- * byline element is taken out).
+ * element, as Readability would give it, and its text, or null when nothing has text. `title`: the
+ * page's title, whose duplicate heading goes; `bylineKnown`: the page's meta tags name the author
+ * (then no byline element is taken out).
  */
-export function scoredArticle(body: ParentNode, title: string, bylineKnown: boolean): Element | null {
+export function scoredArticle(body: ParentNode, title: string, bylineKnown: boolean): ScoredArticle | null {
   const flags: Flags = { stripUnlikely: true, weightClasses: true, cleanConditionally: true };
-  const attempts: Array<{ content: Element; length: number }> = [];
+  const attempts: ScoredArticle[] = [];
   for (;;) {
     const result = attempt(body, title, bylineKnown, { ...flags });
-    if (result.length >= CHAR_THRESHOLD) return simplified(result.content);
+    if (result.text.length >= CHAR_THRESHOLD) return simplified(result);
     attempts.push(result);
     if (flags.stripUnlikely) flags.stripUnlikely = false;
     else if (flags.weightClasses) flags.weightClasses = false;
     else if (flags.cleanConditionally) flags.cleanConditionally = false;
     else break;
   }
-  const longest = attempts.reduce((best, next) => (next.length > best.length ? next : best));
-  return longest.length > 0 ? simplified(longest.content) : null;
+  const longest = attempts.reduce((best, next) => (next.text.length > best.text.length ? next : best));
+  return longest.text.length > 0 ? simplified(longest) : null;
 }

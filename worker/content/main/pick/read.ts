@@ -9,6 +9,12 @@ const MAYBE_CANDIDATE = /and|article|body|column|content|main|shadow/i;
 const BYLINE = /byline|author|dateline|writtenby|p-author/i;
 const UNLIKELY_ROLES = new Set(['menu', 'menubar', 'complementary', 'navigation', 'alert', 'alertdialog', 'dialog']);
 const SCORED = new Set(['section', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'td', 'pre']);
+/** Containers Readability drops when they hold no text and nothing but <br> and <hr>. */
+const DROPPED_WHEN_EMPTY = new Set(['div', 'section', 'header', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+
+function isBreak(item: Box | Text): boolean {
+  return isBox(item) && item.name === 'br';
+}
 
 function isWhitespace(item: Box | Text): boolean {
   return isBox(item) ? item.name === 'br' : item.data.trim() === '';
@@ -44,12 +50,12 @@ function nextIsBreak(items: Array<Box | Text>, at: number): number {
 
 /** Readability's _replaceBrs: two or more <br> in a row start a paragraph of the phrasing items that follow. */
 export function breaksToParagraphs(items: Array<Box | Text>, context: Context): { items: Array<Box | Text>; made: boolean } {
-  if (!items.some((item) => isBox(item) && item.name === 'br')) return { items, made: false };
+  if (!items.some(isBreak)) return { items, made: false };
   const out: Array<Box | Text> = [];
   let made = false;
   for (let i = 0; i < items.length; i += 1) {
     const item = items[i];
-    let next = isBox(item) && item.name === 'br' ? nextIsBreak(items, i) : -1;
+    let next = isBreak(item) ? nextIsBreak(items, i) : -1;
     if (next < 0) {
       out.push(item);
       continue;
@@ -65,7 +71,7 @@ export function breaksToParagraphs(items: Array<Box | Text>, context: Context): 
     const body: Array<Box | Text> = [...kept];
     for (; j < items.length; j += 1) {
       const candidate = items[j];
-      if (isBox(candidate) && candidate.name === 'br' && nextIsBreak(items, j) >= 0) break;
+      if (isBreak(candidate) && nextIsBreak(items, j) >= 0) break;
       if (isBox(candidate) && !candidate.phrasing) break;
       body.push(candidate);
     }
@@ -116,10 +122,10 @@ function readDiv(box: Box, context: Context): Box {
   return box;
 }
 
-/** Readability's byline test; the text is read only for elements named like one. */
-function isByline(element: Element): boolean {
+/** Readability's byline test (`match`: the element's class and id); the text is read only for elements named like one. */
+function isByline(element: Element, match: string): boolean {
   const itemprop = element.attribs.itemprop;
-  const named = element.attribs.rel === 'author' || (itemprop !== undefined && itemprop.includes('author')) || BYLINE.test(marker(element));
+  const named = element.attribs.rel === 'author' || (itemprop !== undefined && itemprop.includes('author')) || BYLINE.test(match);
   if (!named) return false;
   const length = flatText(element).trim().length;
   return length > 0 && length < 100;
@@ -135,7 +141,8 @@ export function read(element: Element, ancestors: string[], context: Context): B
   const name = element.name.toLowerCase();
   const { attribs } = element;
   if (attribs['aria-modal'] === 'true' && attribs.role === 'dialog') return null;
-  if (!context.bylineTaken && isByline(element)) {
+  const match = marker(element);
+  if (!context.bylineTaken && isByline(element, match)) {
     context.bylineTaken = true;
     return null;
   }
@@ -144,7 +151,6 @@ export function read(element: Element, ancestors: string[], context: Context): B
     return null;
   }
   if (context.flags.stripUnlikely) {
-    const match = marker(element);
     if (UNLIKELY.test(match) && !MAYBE_CANDIDATE.test(match) && !hasAncestor(ancestors, 'table', 3) && !hasAncestor(ancestors, 'code', 3) && name !== 'a') return null;
     if (attribs.role && UNLIKELY_ROLES.has(attribs.role)) return null;
   }
@@ -163,7 +169,7 @@ export function read(element: Element, ancestors: string[], context: Context): B
   setItems(box, broken.items);
   if (broken.made && box.name === 'p') box.name = 'div';
   finish(box);
-  if (['div', 'section', 'header', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'].includes(box.name) && box.span.blank) {
+  if (DROPPED_WHEN_EMPTY.has(box.name) && box.span.blank) {
     if (box.items.every((item) => !isBox(item) || item.name === 'br' || item.name === 'hr')) return null;
   }
   if (box.name === 'div') return readDiv(box, context);

@@ -20,10 +20,12 @@ export function classWeight(box: Box, flags: Flags): number {
   return weight;
 }
 
+const LISTS_AND_FORMS = new Set(['address', 'ol', 'ul', 'dl', 'dd', 'dt', 'li', 'form']);
+
 export function tagBase(name: string): number {
   if (name === 'div') return 5;
   if (name === 'pre' || name === 'td' || name === 'blockquote') return 3;
-  if (['address', 'ol', 'ul', 'dl', 'dd', 'dt', 'li', 'form'].includes(name)) return -3;
+  if (LISTS_AND_FORMS.has(name)) return -3;
   if (HEADINGS.has(name) || name === 'th') return -5;
   return 0;
 }
