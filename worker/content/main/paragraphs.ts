@@ -1,5 +1,6 @@
 import type { AnyNode, Element, ParentNode } from 'domhandler';
-import { collapsedLength } from './pick/text-span.js';
+import { HEADINGS } from './pick/box.js';
+import { scan, trimmed } from './pick/text-span.js';
 
 /** Tags that start a paragraph of their own (jusText's PARAGRAPH_TAGS). */
 const PARAGRAPH_TAGS = new Set([
@@ -7,7 +8,6 @@ const PARAGRAPH_TAGS = new Set([
   'optgroup', 'option', 'p', 'pre', 'table', 'td', 'textarea', 'tfoot', 'th', 'thead', 'tr', 'ul', 'ol', 'li',
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article', 'main', 'header', 'footer', 'figure', 'figcaption', 'address',
 ]);
-const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'select', 'option']);
 
 export interface Paragraph {
@@ -50,7 +50,7 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
   };
   const visit = (node: AnyNode, inLink: boolean, inHeading: boolean): void => {
     if (node.type === 'text') {
-      const length = collapsedLength(node.data);
+      const length = trimmed(scan(node.data).span);
       if (length > 0) breaks = 0;
       parts.push(node.data);
       nodes.push(node);

@@ -20,21 +20,6 @@ function isComma(code: number): boolean {
   return code === 0x2c || code === 0x060c || code === 0xfe50 || code === 0xfe10 || code === 0xfe11 || code === 0x2e41 || code === 0x2e34 || code === 0x2e32 || code === 0xff0c;
 }
 
-/** The length of `data` with its whitespace collapsed to single spaces and trimmed, without copies. */
-export function collapsedLength(data: string): number {
-  let length = 0;
-  let spaceBefore = false;
-  for (let i = 0; i < data.length; i += 1) {
-    if (isSpace(data.charCodeAt(i))) {
-      spaceBefore = length > 0;
-      continue;
-    }
-    length += spaceBefore ? 2 : 1;
-    spaceBefore = false;
-  }
-  return length;
-}
-
 interface TextCounts {
   span: Span;
   commas: number;
