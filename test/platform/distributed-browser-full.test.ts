@@ -48,12 +48,19 @@ describe.skipIf(!available)('distributed mode: a full worker passes the remote-b
     });
   }
 
-  /** Closes a connection and waits until the workers' heartbeats show `inUse` slots taken in all (its slot is free again). */
+  const slotsTaken = (list: Awaited<ReturnType<typeof browserWorkers>>) => list.reduce((sum, worker) => sum + (worker.browser_sessions?.in_use ?? 0), 0);
+
+  /**
+   * Closes a connection and waits until the workers' heartbeats show `inUse` slots taken in all (its slot is free again).
+   * It first waits for the heartbeats to show the connection's own slot taken: a heartbeat from before the connection
+   * opened already reads `inUse`, and trusting it would send the next lease to a worker that has not let go yet.
+   */
   async function closeAndWaitFree(opened: Opened, inUse: number): Promise<void> {
+    await until(browserWorkers, (list) => slotsTaken(list) === inUse + 1);
     const closed = new Promise((resolve) => opened.socket!.once('close', resolve));
     opened.socket!.close();
     await closed;
-    await until(browserWorkers, (list) => list.reduce((sum, worker) => sum + (worker.browser_sessions?.in_use ?? 0), 0) === inUse);
+    await until(browserWorkers, (list) => slotsTaken(list) === inUse);
   }
 
   beforeAll(async () => {
@@ -76,7 +83,7 @@ describe.skipIf(!available)('distributed mode: a full worker passes the remote-b
   it('lets a connection in while one worker is full, however the queue group picks; 503 only when every worker is full', async () => {
     const first = await open();
     expect(first.status).toBe(101);
-    await until(browserWorkers, (list) => list.reduce((sum, worker) => sum + (worker.browser_sessions?.in_use ?? 0), 0) === 1);
+    await until(browserWorkers, (list) => slotsTaken(list) === 1);
     // Each new lease goes to either worker at random; without passing it on, half are refused 503.
     // Eight in a row must all be let in (a lease-passing gateway never refuses while a slot is free).
     for (let round = 0; round < 8; round += 1) {
