@@ -3,6 +3,9 @@
  * children, attributes and text (kept per element until it changes, since turndown reads it for
  * every node). Made for one conversion: cloneNode gives the node itself.
  */
+/** Shared by every childless element: turndown only reads it. */
+const NO_NODES: DomNode[] = [];
+
 export abstract class DomNode {
   parentNode: DomElement | null = null;
   previousSibling: DomNode | null = null;
@@ -39,15 +42,11 @@ export abstract class DomNode {
 }
 
 export class DomCharacterData extends DomNode {
-  constructor(
-    readonly nodeType: 3 | 8,
-    private value: string,
-  ) {
-    super();
-  }
+  readonly nodeType = 3;
+  readonly nodeName = '#text';
 
-  get nodeName(): string {
-    return this.nodeType === 3 ? '#text' : '#comment';
+  constructor(private value: string) {
+    super();
   }
 
   get data(): string {
@@ -114,22 +113,31 @@ export class DomElement extends DomNode {
   get textContent(): string {
     if (this.text === null) {
       let text = '';
-      for (let child = this.firstChild; child; child = child.nextSibling) if (child.nodeType !== 8) text += child.textContent;
+      for (let child = this.firstChild; child; child = child.nextSibling) text += child.textContent;
       this.text = text;
     }
     return this.text;
   }
 
+  /** turndown reads each element's children once, as an array; it is made at its final length. */
   get childNodes(): DomNode[] {
-    const nodes: DomNode[] = [];
-    for (let child = this.firstChild; child; child = child.nextSibling) nodes.push(child);
+    let count = 0;
+    for (let child = this.firstChild; child; child = child.nextSibling) count++;
+    if (count === 0) return NO_NODES;
+    const nodes = new Array<DomNode>(count);
+    let i = 0;
+    for (let child = this.firstChild; child; child = child.nextSibling) nodes[i++] = child;
     return nodes;
   }
 
   get children(): DomElement[] {
     if (this.elementChildren === null) {
-      this.elementChildren = [];
-      for (let child = this.firstChild; child; child = child.nextSibling) if (child instanceof DomElement) this.elementChildren.push(child);
+      let count = 0;
+      for (let child = this.firstChild; child; child = child.nextSibling) if (child instanceof DomElement) count++;
+      const children = new Array<DomElement>(count);
+      let i = 0;
+      for (let child = this.firstChild; child; child = child.nextSibling) if (child instanceof DomElement) children[i++] = child;
+      this.elementChildren = children;
     }
     return this.elementChildren;
   }
