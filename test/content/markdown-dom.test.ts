@@ -28,6 +28,8 @@ const BUILT = {
   'comments and leading markdown characters': '<p>1<!-- c -->. not a list</p><p>- dash <code>`tick`</code></p>',
   'comments between spaces, alone, and before the newline that opens a pre':
     '<p>a <!-- c --> b<!-- c --> <i>c</i></p><div><!-- only --></div><pre><!-- c -->\n  code</pre><!-- last -->',
+  'blank elements, with and without void or meaningful descendants':
+    '<div><span> </span><a href="/x"><img src="/y.png"></a><p> <br> </p><table><tr><td> </td></tr></table><em> <b> </b> </em></div>',
   'nested lists and links, each context met more than once':
     '<ul><li><a href="/a">a</a><ul><li><a href="/b">b</a><ol><li>c</li></ol></li></ul></li><li><a href="/d">d</a></li></ul>',
 };

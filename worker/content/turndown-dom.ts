@@ -5,6 +5,8 @@
  */
 /** Shared by every childless element: turndown only reads it. */
 const NO_NODES: DomNode[] = [];
+/** Given for every name no descendant has. */
+const NO_ELEMENTS: DomElement[] = [];
 
 export abstract class DomNode {
   parentNode: DomElement | null = null;
@@ -159,17 +161,18 @@ export class DomElement extends DomNode {
     return this.getAttribute(name) !== null;
   }
 
-  /** Descendants named `name` (any case), in document order. */
+  /** Descendants named `name` (any case), in document order (turndown asks blank elements for sixteen names, mostly in vain). */
   getElementsByTagName(name: string): DomElement[] {
-    return descendantsNamed(this, name.toLowerCase(), []);
+    return descendantsNamed(this, name.toLowerCase(), null) ?? NO_ELEMENTS;
   }
 }
 
-function descendantsNamed(parent: DomElement, localName: string, found: DomElement[]): DomElement[] {
+
+function descendantsNamed(parent: DomElement, localName: string, found: DomElement[] | null): DomElement[] | null {
   for (let child = parent.firstChild; child; child = child.nextSibling) {
     if (!(child instanceof DomElement)) continue;
-    if (child.localName === localName) found.push(child);
-    descendantsNamed(child, localName, found);
+    if (child.localName === localName) (found ??= []).push(child);
+    found = descendantsNamed(child, localName, found);
   }
   return found;
 }
