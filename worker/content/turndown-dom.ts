@@ -44,11 +44,16 @@ export abstract class DomNode {
 }
 
 export class DomCharacterData extends DomNode {
-  readonly nodeType = 3;
-  readonly nodeName = '#text';
-
   constructor(private value: string) {
     super();
+  }
+
+  get nodeType(): 3 {
+    return 3;
+  }
+
+  get nodeName(): string {
+    return '#text';
   }
 
   get data(): string {
@@ -69,8 +74,21 @@ export class DomCharacterData extends DomNode {
   }
 }
 
+const MAX_NAMES_KEPT = 512;
+const upperCaseNames = new Map<string, string>();
+
+/** An element's name as its nodeName, one string per name rather than one per element. */
+function upperCase(localName: string): string {
+  let name = upperCaseNames.get(localName);
+  if (name === undefined) {
+    // Pages of made-up element names must not grow this without end.
+    if (upperCaseNames.size >= MAX_NAMES_KEPT) upperCaseNames.clear();
+    upperCaseNames.set(localName, (name = localName.toUpperCase()));
+  }
+  return name;
+}
+
 export class DomElement extends DomNode {
-  readonly nodeType = 1;
   readonly nodeName: string;
   firstChild: DomNode | null = null;
   lastChild: DomNode | null = null;
@@ -83,7 +101,11 @@ export class DomElement extends DomNode {
     private readonly attributes: Record<string, string>,
   ) {
     super();
-    this.nodeName = localName.toUpperCase();
+    this.nodeName = upperCase(localName);
+  }
+
+  get nodeType(): 1 {
+    return 1;
   }
 
   append(child: DomNode): void {
