@@ -26,6 +26,12 @@ const BUILT = {
   'a block inside a paragraph': '<p>Lead <i>in</i><div>block</div>tail <b>b</b><p>next</p> end</p><p>after</p>',
   'lists, quotes and entities': '<ol start="3"><li>a &amp; b</li><li>c &lt;d&gt;&nbsp;e</li></ol><blockquote>q</blockquote><ul><li>x<ul><li>y</li></ul></li></ul>',
   'comments and leading markdown characters': '<p>1<!-- c -->. not a list</p><p>- dash <code>`tick`</code></p>',
+  'comments between spaces, alone, and before the newline that opens a pre':
+    '<p>a <!-- c --> b<!-- c --> <i>c</i></p><div><!-- only --></div><pre><!-- c -->\n  code</pre><!-- last -->',
+  'blank elements, with and without void or meaningful descendants':
+    '<div><span> </span><a href="/x"><img src="/y.png"></a><p> <br> </p><table><tr><td> </td></tr></table><em> <b> </b> </em></div>',
+  'nested lists and links, each context met more than once':
+    '<ul><li><a href="/a">a</a><ul><li><a href="/b">b</a><ol><li>c</li></ol></li></ul></li><li><a href="/d">d</a></li></ul>',
 };
 
 /** Trees the HTML parsing rules would rebuild: these take the serialising road. */
@@ -35,6 +41,7 @@ const REFUSED = {
   'text straight in a table': '<table>stray<tr><td>a</td></tr></table>',
   'a checkbox in a list item': '<ul><li><input type="checkbox" checked> done</li></ul>',
   'svg': '<p>a<svg><text>b</text></svg></p>',
+  'a link inside a link, after links the same context allowed': '<ul><li><a href="/a">a</a></li><li><a href="/b">b <a href="/c">c</a></a></li></ul>',
 };
 
 describe('markdown from the parsed nodes', () => {
@@ -53,4 +60,17 @@ describe('markdown from the parsed nodes', () => {
       expect(toMarkdown(nodes, () => markup)).toBe(markdownOfMarkup(markup));
     });
   }
+});
+
+describe('the DOM turndown reads', () => {
+  it('lists an element\'s nodes and element children in order, one shared empty list for an element without children', () => {
+    const root = markdownDom(parsed('<p>a <b>b</b> c <i>d</i></p><br><hr>').nodes) as unknown as HTMLElement;
+    const paragraph = root.firstChild as HTMLElement;
+    expect(Array.from(paragraph.childNodes, (node) => node.textContent)).toEqual(['a ', 'b', ' c ', 'd']);
+    expect(Array.from(paragraph.children, (node) => node.nodeName)).toEqual(['B', 'I']);
+    expect(Array.from(root.children, (node) => node.nodeName)).toEqual(['P', 'BR', 'HR']);
+    const [, br, hr] = Array.from(root.children);
+    expect(br.childNodes).toHaveLength(0);
+    expect(br.childNodes).toBe(hr.childNodes);
+  });
 });

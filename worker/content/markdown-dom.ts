@@ -45,18 +45,67 @@ interface CutParagraph {
 const EMPTY_P = 'empty p';
 type Item = AnyNode | CutParagraph | typeof EMPTY_P;
 
+const MAX_NAMES_KEPT = 512;
+/** One context object per combination of flags (at most 512): contexts are never changed. */
+const contextsByFlags = new Map<string, Context>();
+/** For each of those, the context its children get, by the element's name. */
+const innerContexts = new Map<Context, Map<string, Context>>();
+
+function sameFlagsKept(context: Context): Context {
+  const flags = JSON.stringify(context);
+  const kept = contextsByFlags.get(flags);
+  if (kept) return kept;
+  contextsByFlags.set(flags, context);
+  return context;
+}
+
+/**
+ * domino-rules' `inner`, the same object each time for a context and name: a page's thousands of
+ * elements then make no context objects of their own.
+ */
+function innerContext(name: string, context: Context): Context {
+  let byName = innerContexts.get(context);
+  if (!byName) innerContexts.set(context, (byName = new Map()));
+  let found = byName.get(name);
+  if (!found) {
+    // The converter lives as long as its thread: pages of made-up element names must not grow this without end.
+    if (byName.size >= MAX_NAMES_KEPT) byName.clear();
+    byName.set(name, (found = sameFlagsKept(inner(name, context))));
+  }
+  return found;
+}
+
+/** Whether the parser meets `nodes` in another order than their own (see parsedOrder). */
+function needsParsedOrder(nodes: readonly AnyNode[], context: Context): boolean {
+  for (const node of nodes) {
+    if (node.type !== 'tag') continue;
+    if (!context.table && TABLE_PARTS.has(node.name)) return true;
+    if (node.name === 'p' && !context.p && blockChildAt(node) >= 0) return true;
+  }
+  return false;
+}
+
+function blockChildAt(paragraph: Element): number {
+  const children = paragraph.children;
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i];
+    if (child.type === 'tag' && CLOSES_P.has(child.name)) return i;
+  }
+  return -1;
+}
+
 /**
  * The nodes as the parser meets their markup: outside tables, a table part's tags are dropped and
  * its content stays; a `p` whose child is a block (Readability makes such) ends at that block, the
  * rest follows it as siblings, and the `</p>` then left over makes an empty `p`.
  */
-function parsedOrder(nodes: AnyNode[], context: Context, items: Item[] = []): Item[] {
+function parsedOrder(nodes: readonly AnyNode[], context: Context, items: Item[] = []): Item[] {
   for (const node of nodes) {
     if (node.type === 'tag' && !context.table && TABLE_PARTS.has(node.name)) {
       parsedOrder(node.children, context, items);
       continue;
     }
-    const block = node.type === 'tag' && node.name === 'p' && !context.p ? node.children.findIndex((child) => child.type === 'tag' && CLOSES_P.has(child.name)) : -1;
+    const block = node.type === 'tag' && node.name === 'p' && !context.p ? blockChildAt(node) : -1;
     if (block < 0) {
       items.push(node);
       continue;
@@ -69,40 +118,38 @@ function parsedOrder(nodes: AnyNode[], context: Context, items: Item[] = []): It
   return items;
 }
 
+/** Appends the text gathered from neighbouring text nodes (`first`: nothing came before it in the parent). */
+function appendText(parent: DomElement, parentName: string, text: string, first: boolean): void {
+  if (TABLE_CHILDREN.has(parentName) && !WHITESPACE_ONLY.test(text)) refuse();
+  // The parser drops the newline that opens a `pre`.
+  if (first && parentName === 'pre' && text.startsWith('\n')) text = text.slice(1);
+  if (text !== '') parent.append(new DomCharacterData(text));
+}
+
 /** Appends copies of `nodes` to `parent` (named `parentName` in the parsed tree). */
-function copyChildren(parent: DomElement, parentName: string, nodes: AnyNode[], context: Context): void {
+function copyChildren(parent: DomElement, parentName: string, nodes: readonly AnyNode[], context: Context): void {
   let text = '';
   let tbody: DomElement | null = null;
   let first = true;
-  const flushText = (): void => {
-    if (text === '') return;
-    if (TABLE_CHILDREN.has(parentName) && !WHITESPACE_ONLY.test(text)) refuse();
-    // The parser drops the newline that opens a `pre`.
-    if (first && parentName === 'pre' && text.startsWith('\n')) text = text.slice(1);
-    if (text !== '') (tbody ?? parent).append(new DomCharacterData(3, text));
-    first = false;
+  for (const item of needsParsedOrder(nodes, context) ? parsedOrder(nodes, context) : nodes) {
+    if (item !== EMPTY_P && 'type' in item && item.type === 'text') {
+      text += normaliseNewlines(item.data);
+      continue;
+    }
+    if (text !== '') appendText(tbody ?? parent, parentName, text, first);
     text = '';
-  };
-  for (const item of parsedOrder(nodes, context)) {
+    first = false;
     if (item === EMPTY_P || 'cut' in item) {
-      flushText();
-      first = false;
       checkPlace('p', parentName, context);
       const paragraph = new DomElement('p', item === EMPTY_P ? {} : attributesOf(item.cut));
       (tbody ?? parent).append(paragraph);
-      if (item !== EMPTY_P) copyChildren(paragraph, 'p', item.children, inner('p', context));
+      if (item !== EMPTY_P) copyChildren(paragraph, 'p', item.children, innerContext('p', context));
       continue;
     }
     const node = item;
-    if (node.type === 'text') {
-      text += normaliseNewlines(node.data);
-      continue;
-    }
-    flushText();
-    first = false;
+    // turndown drops comments before it reads the tree; one only parts the text around it, as the parser's would.
     if (node.type === 'comment') {
       if (/-->|--!>|^-?>/.test(node.data)) refuse();
-      (tbody ?? parent).append(new DomCharacterData(8, node.data));
       continue;
     }
     if (node.type !== 'tag') refuse();
@@ -117,9 +164,9 @@ function copyChildren(parent: DomElement, parentName: string, nodes: AnyNode[], 
     }
     const element = new DomElement(name, attributesOf(node));
     (tbody ?? parent).append(element);
-    copyChildren(element, name, node.children, inner(name, context));
+    copyChildren(element, name, node.children, innerContext(name, context));
   }
-  flushText();
+  if (text !== '') appendText(tbody ?? parent, parentName, text, first);
 }
 
 /**

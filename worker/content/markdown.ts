@@ -43,11 +43,29 @@ function escapeOnlyWhereNeeded(service: TurndownService): void {
   service.escape = (text) => (ESCAPED.test(text) ? escape(text) : text);
 }
 
+const BULLET = '-';
+const BULLET_PREFIX = `${BULLET} `;
+
+/** Runs of whitespace as one space (a string whose only whitespace is single spaces is given back as it is). */
+function oneSpaced(text: string): string {
+  return /[^\S ]| {2}/.test(text) ? text.replace(/\s+/g, ' ') : text;
+}
+
+/** Trailing newlines as one (a string with one or none is given back as it is). */
+function oneTrailingNewline(text: string): string {
+  return text.endsWith('\n\n') ? text.replace(/\n+$/, '\n') : text;
+}
+
+/** Every line after the first indented by `width` spaces. */
+function indented(text: string, width: number): string {
+  return text.includes('\n') ? text.replace(/\n/g, `\n${' '.repeat(width)}`) : text;
+}
+
 function createService(): TurndownService {
   const service = new TurndownService({
     headingStyle: 'atx',
     codeBlockStyle: 'fenced',
-    bulletListMarker: '-',
+    bulletListMarker: BULLET,
     emDelimiter: '_',
     hr: '---',
   });
@@ -69,13 +87,13 @@ function createService(): TurndownService {
     filter: (node) => node.nodeName === 'A',
     replacement: (content, node) => {
       const element = node as HTMLElement;
-      const text = content.replace(/\s+/g, ' ').trim();
+      const text = oneSpaced(content).trim();
       const href = element.getAttribute('href');
       if (text === '') return '';
       if (!isUsableHref(href)) return content;
       const title = element.getAttribute('title');
       const titlePart = title ? ` "${escapeTitle(title)}"` : '';
-      return `[${text}](${href.trim().replace(/[()]/g, (c) => encodeURIComponent(c))}${titlePart})`;
+      return `[${text}](${href.trim()}${titlePart})`;
     },
   });
   service.addRule('listItem', {
@@ -83,12 +101,12 @@ function createService(): TurndownService {
     replacement: (content, node, options) => {
       const element = node as HTMLElement;
       const parent = element.parentNode as HTMLElement | null;
-      let prefix = `${options.bulletListMarker} `;
+      let prefix = BULLET_PREFIX;
       if (parent?.nodeName === 'OL') {
         const start = Number(parent.getAttribute('start') ?? '1');
         prefix = `${(Number.isFinite(start) ? start : 1) + Array.prototype.indexOf.call(parent.children, element)}. `;
       }
-      const body = content.replace(/^\n+/, '').replace(/\n+$/, '\n').replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
+      const body = indented(oneTrailingNewline(content.replace(/^\n+/, '')), prefix.length);
       return prefix + body + (element.nextSibling && !/\n$/.test(body) ? '\n' : '');
     },
   });
@@ -99,7 +117,7 @@ function createService(): TurndownService {
       const src = element.getAttribute('src') ?? element.getAttribute('data-src');
       if (!src || /^\s*data:/i.test(src)) return '';
       const alt = (element.getAttribute('alt') ?? '').replace(/[\[\]\n]/g, ' ').trim();
-      return `![${alt}](${src.trim().replace(/[()]/g, (c) => encodeURIComponent(c))})`;
+      return `![${alt}](${src.trim()})`;
     },
   });
   indexRulesByName(service);

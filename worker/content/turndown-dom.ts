@@ -3,6 +3,11 @@
  * children, attributes and text (kept per element until it changes, since turndown reads it for
  * every node). Made for one conversion: cloneNode gives the node itself.
  */
+/** Shared by every childless element: turndown only reads it. */
+const NO_NODES: DomNode[] = [];
+/** Given for every name no descendant has. */
+const NO_ELEMENTS: DomElement[] = [];
+
 export abstract class DomNode {
   parentNode: DomElement | null = null;
   previousSibling: DomNode | null = null;
@@ -39,15 +44,16 @@ export abstract class DomNode {
 }
 
 export class DomCharacterData extends DomNode {
-  constructor(
-    readonly nodeType: 3 | 8,
-    private value: string,
-  ) {
+  constructor(private value: string) {
     super();
   }
 
+  get nodeType(): 3 {
+    return 3;
+  }
+
   get nodeName(): string {
-    return this.nodeType === 3 ? '#text' : '#comment';
+    return '#text';
   }
 
   get data(): string {
@@ -68,8 +74,21 @@ export class DomCharacterData extends DomNode {
   }
 }
 
+const MAX_NAMES_KEPT = 512;
+const upperCaseNames = new Map<string, string>();
+
+/** An element's name as its nodeName, one string per name rather than one per element. */
+function upperCase(localName: string): string {
+  let name = upperCaseNames.get(localName);
+  if (name === undefined) {
+    // Pages of made-up element names must not grow this without end.
+    if (upperCaseNames.size >= MAX_NAMES_KEPT) upperCaseNames.clear();
+    upperCaseNames.set(localName, (name = localName.toUpperCase()));
+  }
+  return name;
+}
+
 export class DomElement extends DomNode {
-  readonly nodeType = 1;
   readonly nodeName: string;
   firstChild: DomNode | null = null;
   lastChild: DomNode | null = null;
@@ -82,7 +101,11 @@ export class DomElement extends DomNode {
     private readonly attributes: Record<string, string>,
   ) {
     super();
-    this.nodeName = localName.toUpperCase();
+    this.nodeName = upperCase(localName);
+  }
+
+  get nodeType(): 1 {
+    return 1;
   }
 
   append(child: DomNode): void {
@@ -114,22 +137,31 @@ export class DomElement extends DomNode {
   get textContent(): string {
     if (this.text === null) {
       let text = '';
-      for (let child = this.firstChild; child; child = child.nextSibling) if (child.nodeType !== 8) text += child.textContent;
+      for (let child = this.firstChild; child; child = child.nextSibling) text += child.textContent;
       this.text = text;
     }
     return this.text;
   }
 
+  /** turndown reads each element's children once, as an array; it is made at its final length. */
   get childNodes(): DomNode[] {
-    const nodes: DomNode[] = [];
-    for (let child = this.firstChild; child; child = child.nextSibling) nodes.push(child);
+    let count = 0;
+    for (let child = this.firstChild; child; child = child.nextSibling) count++;
+    if (count === 0) return NO_NODES;
+    const nodes = new Array<DomNode>(count);
+    let i = 0;
+    for (let child = this.firstChild; child; child = child.nextSibling) nodes[i++] = child;
     return nodes;
   }
 
   get children(): DomElement[] {
     if (this.elementChildren === null) {
-      this.elementChildren = [];
-      for (let child = this.firstChild; child; child = child.nextSibling) if (child instanceof DomElement) this.elementChildren.push(child);
+      let count = 0;
+      for (let child = this.firstChild; child; child = child.nextSibling) if (child instanceof DomElement) count++;
+      const children = new Array<DomElement>(count);
+      let i = 0;
+      for (let child = this.firstChild; child; child = child.nextSibling) if (child instanceof DomElement) children[i++] = child;
+      this.elementChildren = children;
     }
     return this.elementChildren;
   }
@@ -151,17 +183,18 @@ export class DomElement extends DomNode {
     return this.getAttribute(name) !== null;
   }
 
-  /** Descendants named `name` (any case), in document order. */
+  /** Descendants named `name` (any case), in document order (turndown asks blank elements for sixteen names, mostly in vain). */
   getElementsByTagName(name: string): DomElement[] {
-    return descendantsNamed(this, name.toLowerCase(), []);
+    return descendantsNamed(this, name.toLowerCase(), null) ?? NO_ELEMENTS;
   }
 }
 
-function descendantsNamed(parent: DomElement, localName: string, found: DomElement[]): DomElement[] {
+
+function descendantsNamed(parent: DomElement, localName: string, found: DomElement[] | null): DomElement[] | null {
   for (let child = parent.firstChild; child; child = child.nextSibling) {
     if (!(child instanceof DomElement)) continue;
-    if (child.localName === localName) found.push(child);
-    descendantsNamed(child, localName, found);
+    if (child.localName === localName) (found ??= []).push(child);
+    found = descendantsNamed(child, localName, found);
   }
   return found;
 }
