@@ -39,10 +39,12 @@ export function removeElements(root: ParentNode, remove: (element: Element) => b
     const parent = stack.pop() as ParentNode;
     // Made at the first removal: most parents lose no child.
     let kept: AnyNode[] | null = null;
-    parent.children.forEach((child, index) => {
-      if (isElement(child) && remove(child)) kept ??= parent.children.slice(0, index);
+    const children = parent.children;
+    for (let index = 0; index < children.length; index += 1) {
+      const child = children[index];
+      if (isElement(child) && remove(child)) kept ??= children.slice(0, index);
       else kept?.push(child);
-    });
+    }
     if (kept) setChildren(parent, kept);
     for (const child of parent.children) if (isElement(child)) stack.push(child);
   }
