@@ -107,6 +107,9 @@ function absolutiseSrcset(srcset: string, baseUrl: string): string {
     .join(', ');
 }
 
+/** Scripts, inline data, mail and phone addresses, and fragments stay as written. */
+const KEPT_AS_WRITTEN = /^\s*(?:(?:javascript|data|mailto|tel):|#)/i;
+
 /** Makes every URL-bearing attribute absolute, so each output format and extract rule sees the same URLs. */
 function absolutiseUrls(elements: Element[], baseUrl: string): void {
   for (const element of elements) {
@@ -117,7 +120,7 @@ function absolutiseUrls(elements: Element[], baseUrl: string): void {
         element.attribs.srcset = absolutiseSrcset(value, baseUrl);
         continue;
       }
-      if (/^\s*(javascript|data|mailto|tel):/i.test(value) || /^\s*#/.test(value)) continue;
+      if (KEPT_AS_WRITTEN.test(value)) continue;
       const absolute = absoluteUrl(value, baseUrl);
       if (absolute) element.attribs[attribute] = absolute;
     }
