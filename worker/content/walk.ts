@@ -11,14 +11,22 @@ export function isElement(node: AnyNode): node is Element {
  */
 export function findElements(root: ParentNode, take: (element: Element) => boolean, enter: (element: Element) => boolean = () => true, limit = Infinity): Element[] {
   const found: Element[] = [];
-  const stack: AnyNode[] = [...root.children].reverse();
+  const stack: Element[] = [];
+  pushElements(stack, root.children);
   while (stack.length > 0 && found.length < limit) {
-    const node = stack.pop() as AnyNode;
-    if (!isElement(node)) continue;
-    if (take(node)) found.push(node);
-    if (enter(node)) for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]);
+    const element = stack.pop() as Element;
+    if (take(element)) found.push(element);
+    if (enter(element)) pushElements(stack, element.children);
   }
   return found;
+}
+
+/** Pushes the elements among `children` last first, so they pop in document order. */
+function pushElements(stack: Element[], children: AnyNode[]): void {
+  for (let i = children.length - 1; i >= 0; i -= 1) {
+    const child = children[i];
+    if (isElement(child)) stack.push(child);
+  }
 }
 
 /** Gives `parent` the children `kept` (a subset of its children, in order), with their sibling links. */
