@@ -145,7 +145,8 @@ function closeRunawayTitle(html: string): string {
   return `${html.slice(0, start + firstTag)}</title>${html.slice(start + firstTag)}`;
 }
 
-export function loadDocument(html: string, finalUrl: string): LoadedDocument {
+/** `absoluteUrls: false` leaves URL-bearing attributes as written, for an answer that shows and reads none of them. */
+export function loadDocument(html: string, finalUrl: string, { absoluteUrls = true } = {}): LoadedDocument {
   const warnings: string[] = [];
   let source = html;
   if (source.length > CONTENT_LIMITS.maxHtmlChars) {
@@ -156,7 +157,7 @@ export function loadDocument(html: string, finalUrl: string): LoadedDocument {
   const { flattened, found: elements } = flattenDeepNestingAndFind(dom, (element) => URL_ATTRIBUTES.has(element.name) || (element.name === 'base' && element.attribs.href !== undefined));
   if (flattened) warnings.push(`CONTENT_FLATTENED: markup nested deeper than ${CONTENT_LIMITS.maxDepth} levels was reduced to text`);
   const baseUrl = resolveBase(elements.find((element) => element.name === 'base'), finalUrl);
-  absolutiseUrls(elements, baseUrl);
+  if (absoluteUrls) absolutiseUrls(elements, baseUrl);
   let $: CheerioAPI | null = null;
   return {
     document: dom,
