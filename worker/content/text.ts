@@ -47,7 +47,8 @@ class TextWriter {
       this.space(' ');
     }
     if (name === 'td' || name === 'th') this.space('\t');
-    for (const child of element.children) this.write(child, inPre || name === 'pre');
+    const children = element.children;
+    for (let index = 0; index < children.length; index += 1) this.write(children[index], inPre || name === 'pre');
     if (block && !item) this.breaks += 2;
   }
 

@@ -31,13 +31,14 @@ function pushElements(stack: Element[], children: AnyNode[]): void {
 
 /** Gives `parent` the children `kept` (a subset of its children, in order), with their sibling links. */
 export function setChildren(parent: ParentNode, kept: AnyNode[]): void {
-  for (const child of parent.children) child.parent = null;
+  for (let index = 0; index < parent.children.length; index += 1) parent.children[index].parent = null;
   parent.children = kept;
-  kept.forEach((child, index) => {
+  for (let index = 0; index < kept.length; index += 1) {
+    const child = kept[index];
     child.parent = parent;
     child.prev = kept[index - 1] ?? null;
     child.next = kept[index + 1] ?? null;
-  });
+  }
 }
 
 /** Removes every element matching `remove` under `root`, in one walk. */
@@ -54,7 +55,10 @@ export function removeElements(root: ParentNode, remove: (element: Element) => b
       else kept?.push(child);
     }
     if (kept) setChildren(parent, kept);
-    for (const child of parent.children) if (isElement(child)) stack.push(child);
+    for (let index = 0; index < parent.children.length; index += 1) {
+      const child = parent.children[index];
+      if (isElement(child)) stack.push(child);
+    }
   }
 }
 
