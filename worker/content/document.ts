@@ -15,6 +15,10 @@ export interface LoadedDocument {
 
 /** Text of a subtree without recursion (domutils' textContent recurses and would overflow here). */
 export function flatText(root: AnyNode): string {
+  if (root.type === 'text') return (root as Text).data;
+  // Most elements asked (headings, titles, short paragraphs) hold one text node.
+  const children = 'children' in root ? (root as ParentNode).children : [];
+  if (children.length === 1 && children[0].type === 'text') return (children[0] as Text).data;
   const parts: string[] = [];
   const stack: AnyNode[] = [root];
   while (stack.length > 0) {
