@@ -14,8 +14,10 @@ const VISIBLE_TEXT_FLOOR = 200;
 export function needsJavaScript(mediaType: string, html: string | null): boolean {
   if (html === null || !/html/.test(mediaType)) return false;
   const body = bodyOf(html);
-  const visible = spacedText(stripBlocks(body, /<(script|style|noscript|template)/gi)).trim();
-  if (visible.length >= VISIBLE_TEXT_FLOOR) return false;
+  const kept = keptRanges(body, /<(script|style|noscript|template)/gi);
+  // Most pages show enough text: that is counted without making a copy of it.
+  if (hasVisibleText(body, kept, VISIBLE_TEXT_FLOOR)) return false;
+  const visible = spacedText(joinRanges(body, kept)).trim();
   const noscript = noscriptTexts(body).join(' ');
   if (JS_REQUIRED_NOTICE.test(noscript) || JS_REQUIRED_NOTICE.test(visible)) return true;
   const scripts = (body.match(/<script\b/gi) ?? []).length + countScriptsWithSrc(html);
@@ -39,16 +41,24 @@ function lastIndexOfPattern(text: string, pattern: RegExp): number {
   return last;
 }
 
-/** `text.replace(/<(name|…)[\s\S]*?<\/\1>/gi, ' ')` for the names of `opening` (a global, case-insensitive pattern). */
-function stripBlocks(text: string, opening: RegExp): string {
+/** The closing tag of each name stripBlocks meets, a global, case-insensitive pattern made once. */
+const CLOSERS = new Map<string, RegExp>();
+
+/**
+ * What `text.replace(/<(name|…)[\s\S]*?<\/\1>/gi, ' ')` keeps of `text`, for the names of `opening`
+ * (a global, case-insensitive pattern): the ranges [start, end) in pairs, each removed block
+ * between two of them standing for one space.
+ */
+function keptRanges(text: string, opening: RegExp): number[] {
   const unclosed = new Set<string>();
-  let out = '';
+  const kept: number[] = [];
   let from = 0;
   opening.lastIndex = 0;
   for (let open = opening.exec(text); open; open = opening.exec(text)) {
     const name = open[1].toLowerCase();
     if (unclosed.has(name)) continue;
-    const closing = new RegExp(`</${name}>`, 'gi');
+    let closing = CLOSERS.get(name);
+    if (!closing) CLOSERS.set(name, (closing = new RegExp(`</${name}>`, 'gi')));
     closing.lastIndex = opening.lastIndex;
     const close = closing.exec(text);
     // No closer after this one: none after any later one either.
@@ -56,11 +66,71 @@ function stripBlocks(text: string, opening: RegExp): string {
       unclosed.add(name);
       continue;
     }
-    out += `${text.slice(from, open.index)} `;
+    kept.push(from, open.index);
     from = closing.lastIndex;
     opening.lastIndex = from;
   }
-  return out + text.slice(from);
+  kept.push(from, text.length);
+  return kept;
+}
+
+function joinRanges(text: string, ranges: number[]): string {
+  let out = text.slice(ranges[0], ranges[1]);
+  for (let i = 2; i < ranges.length; i += 2) out += ` ${text.slice(ranges[i], ranges[i + 1])}`;
+  return out;
+}
+
+/**
+ * Whether `spacedText` of the kept ranges, trimmed, is at least `floor` characters long: its characters
+ * other than tags and whitespace, and one space between two of them wherever a run of tags and
+ * whitespace parts them.
+ */
+function hasVisibleText(text: string, ranges: number[], floor: number): boolean {
+  const lastTagEnd = lastIndexInRanges(text, ranges, '>');
+  let length = 0;
+  let gap = false;
+  let inTag = false;
+  for (let r = 0; r < ranges.length; r += 2) {
+    // The space standing for a removed block.
+    if (r > 0 && !inTag) gap = true;
+    const end = ranges[r + 1];
+    for (let i = ranges[r]; i < end; i += 1) {
+      const code = text.charCodeAt(i);
+      if (inTag) {
+        if (code === GT) inTag = false;
+      } else if (isWhitespace(code)) gap = true;
+      // `<[^>]+>`: a tag needs a character before its '>', and a '>' after it (before the last one, there is).
+      else if (code === LT && i < lastTagEnd && (i + 1 < end ? text.charCodeAt(i + 1) !== GT : true)) {
+        inTag = true;
+        gap = true;
+      } else {
+        length += gap && length > 0 ? 2 : 1;
+        gap = false;
+        if (length >= floor) return true;
+      }
+    }
+  }
+  return false;
+}
+
+const LT = 0x3c;
+const GT = 0x3e;
+
+/** Where `char` last occurs in the ranges of `text`, else -1. */
+function lastIndexInRanges(text: string, ranges: number[], char: string): number {
+  for (let r = ranges.length - 2; r >= 0; r -= 2) {
+    if (ranges[r + 1] === ranges[r]) continue;
+    const at = text.lastIndexOf(char, ranges[r + 1] - 1);
+    if (at >= ranges[r]) return at;
+  }
+  return -1;
+}
+
+/** The characters `\s` matches. */
+function isWhitespace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
 }
 
 /**

@@ -15,6 +15,10 @@ export interface LoadedDocument {
 
 /** Text of a subtree without recursion (domutils' textContent recurses and would overflow here). */
 export function flatText(root: AnyNode): string {
+  if (root.type === 'text') return (root as Text).data;
+  // Most elements asked (headings, titles, short paragraphs) hold one text node.
+  const children = 'children' in root ? (root as ParentNode).children : [];
+  if (children.length === 1 && children[0].type === 'text') return (children[0] as Text).data;
   const parts: string[] = [];
   const stack: AnyNode[] = [root];
   while (stack.length > 0) {
@@ -107,6 +111,9 @@ function absolutiseSrcset(srcset: string, baseUrl: string): string {
     .join(', ');
 }
 
+/** Scripts, inline data, mail and phone addresses, and fragments stay as written. */
+const KEPT_AS_WRITTEN = /^\s*(?:(?:javascript|data|mailto|tel):|#)/i;
+
 /** Makes every URL-bearing attribute absolute, so each output format and extract rule sees the same URLs. */
 function absolutiseUrls(elements: Element[], baseUrl: string): void {
   for (const element of elements) {
@@ -117,7 +124,7 @@ function absolutiseUrls(elements: Element[], baseUrl: string): void {
         element.attribs.srcset = absolutiseSrcset(value, baseUrl);
         continue;
       }
-      if (/^\s*(javascript|data|mailto|tel):/i.test(value) || /^\s*#/.test(value)) continue;
+      if (KEPT_AS_WRITTEN.test(value)) continue;
       const absolute = absoluteUrl(value, baseUrl);
       if (absolute) element.attribs[attribute] = absolute;
     }
@@ -142,7 +149,8 @@ function closeRunawayTitle(html: string): string {
   return `${html.slice(0, start + firstTag)}</title>${html.slice(start + firstTag)}`;
 }
 
-export function loadDocument(html: string, finalUrl: string): LoadedDocument {
+/** `absoluteUrls: false` leaves URL-bearing attributes as written, for an answer that shows and reads none of them. */
+export function loadDocument(html: string, finalUrl: string, { absoluteUrls = true } = {}): LoadedDocument {
   const warnings: string[] = [];
   let source = html;
   if (source.length > CONTENT_LIMITS.maxHtmlChars) {
@@ -153,7 +161,7 @@ export function loadDocument(html: string, finalUrl: string): LoadedDocument {
   const { flattened, found: elements } = flattenDeepNestingAndFind(dom, (element) => URL_ATTRIBUTES.has(element.name) || (element.name === 'base' && element.attribs.href !== undefined));
   if (flattened) warnings.push(`CONTENT_FLATTENED: markup nested deeper than ${CONTENT_LIMITS.maxDepth} levels was reduced to text`);
   const baseUrl = resolveBase(elements.find((element) => element.name === 'base'), finalUrl);
-  absolutiseUrls(elements, baseUrl);
+  if (absoluteUrls) absolutiseUrls(elements, baseUrl);
   let $: CheerioAPI | null = null;
   return {
     document: dom,

@@ -109,10 +109,20 @@ export function servedAsIs(mediaType: string, params: ScrapeParams, format: Docu
   return format === 'html' && !selecting;
 }
 
+/**
+ * Whether the answer shows or reads the page's URLs: all do but text of the whole page with no
+ * selectors (which match attributes) and nothing else asked.
+ */
+function readsUrls(params: ScrapeParams, request: AnalysisRequest): boolean {
+  if (request.metadata || request.links || request.autoparse || request.extract) return true;
+  if (request.format !== 'text' || params.include_tags.length > 0 || params.exclude_tags.length > 0) return true;
+  return mainContentOnly(params, 'text');
+}
+
 /** Parses the page once; reads links, metadata, autoparse and extract from the whole page, then renders. */
 export function analysePage(page: { finalUrl: string; text: string; mediaType: string }, params: ScrapeParams, request: AnalysisRequest): Analysis {
   checkTagSelectors(params);
-  const loaded = loadDocument(page.text, page.finalUrl);
+  const loaded = loadDocument(page.text, page.finalUrl, { absoluteUrls: readsUrls(params, request) });
   const { baseUrl, warnings } = loaded;
   const extractResult = request.extract ? runExtraction(loaded.$, request.extract) : null;
   const analysis: Analysis = {

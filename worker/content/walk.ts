@@ -11,25 +11,34 @@ export function isElement(node: AnyNode): node is Element {
  */
 export function findElements(root: ParentNode, take: (element: Element) => boolean, enter: (element: Element) => boolean = () => true, limit = Infinity): Element[] {
   const found: Element[] = [];
-  const stack: AnyNode[] = [...root.children].reverse();
+  const stack: Element[] = [];
+  pushElements(stack, root.children);
   while (stack.length > 0 && found.length < limit) {
-    const node = stack.pop() as AnyNode;
-    if (!isElement(node)) continue;
-    if (take(node)) found.push(node);
-    if (enter(node)) for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]);
+    const element = stack.pop() as Element;
+    if (take(element)) found.push(element);
+    if (enter(element)) pushElements(stack, element.children);
   }
   return found;
 }
 
+/** Pushes the elements among `children` last first, so they pop in document order. */
+function pushElements(stack: Element[], children: AnyNode[]): void {
+  for (let i = children.length - 1; i >= 0; i -= 1) {
+    const child = children[i];
+    if (isElement(child)) stack.push(child);
+  }
+}
+
 /** Gives `parent` the children `kept` (a subset of its children, in order), with their sibling links. */
 export function setChildren(parent: ParentNode, kept: AnyNode[]): void {
-  for (const child of parent.children) child.parent = null;
+  for (let index = 0; index < parent.children.length; index += 1) parent.children[index].parent = null;
   parent.children = kept;
-  kept.forEach((child, index) => {
+  for (let index = 0; index < kept.length; index += 1) {
+    const child = kept[index];
     child.parent = parent;
     child.prev = kept[index - 1] ?? null;
     child.next = kept[index + 1] ?? null;
-  });
+  }
 }
 
 /** Removes every element matching `remove` under `root`, in one walk. */
@@ -39,12 +48,17 @@ export function removeElements(root: ParentNode, remove: (element: Element) => b
     const parent = stack.pop() as ParentNode;
     // Made at the first removal: most parents lose no child.
     let kept: AnyNode[] | null = null;
-    parent.children.forEach((child, index) => {
-      if (isElement(child) && remove(child)) kept ??= parent.children.slice(0, index);
+    const children = parent.children;
+    for (let index = 0; index < children.length; index += 1) {
+      const child = children[index];
+      if (isElement(child) && remove(child)) kept ??= children.slice(0, index);
       else kept?.push(child);
-    });
+    }
     if (kept) setChildren(parent, kept);
-    for (const child of parent.children) if (isElement(child)) stack.push(child);
+    for (let index = 0; index < parent.children.length; index += 1) {
+      const child = parent.children[index];
+      if (isElement(child)) stack.push(child);
+    }
   }
 }
 

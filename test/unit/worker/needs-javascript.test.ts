@@ -55,3 +55,27 @@ describe('needsJavaScript', () => {
     }
   });
 });
+
+describe('needsJavaScript near the visible-text floor', () => {
+  it('counts every whitespace character as the regular expressions do', () => {
+    for (let code = 0; code < 0x10000; code += 1) {
+      const space = String.fromCharCode(code);
+      // Shown text when the character is not whitespace, an application shell when it is.
+      const html = `<body>a${space.repeat(250)}b<i>${space}</i>c<script></script></body>`;
+      expect([code, needsJavaScript('text/html', html)]).toEqual([code, byRegex(html)]);
+    }
+  });
+
+  it('decides as the regular expressions it replaced on generated pages of about two hundred visible characters', () => {
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed;
+    };
+    const words = [...FRAGMENTS, 'words and more words ', '\t', '\u00a0', '\u2028', '<>', '<a <script>x</script> b>', '<style>p{}</style>', '<br/>'];
+    for (let page = 0; page < 20_000; page += 1) {
+      const html = Array.from({ length: 20 + (next() % 60) }, () => words[next() % words.length]).join('');
+      expect([html, needsJavaScript('text/html', html)]).toEqual([html, byRegex(html)]);
+    }
+  });
+});
