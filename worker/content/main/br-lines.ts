@@ -1,5 +1,6 @@
 import type { AnyNode, Element } from 'domhandler';
 import type { Paragraph } from './paragraphs.js';
+import { collapseWhitespace } from './pick/text-span.js';
 
 /* The lines of one paragraph parted by single <br> ("Staff and agencies<br>30 December, 2007<br>The story..."). */
 
@@ -17,7 +18,7 @@ function linesOf(paragraph: Paragraph): Line[] {
     if (node.type === 'text') line.text += node.data;
     else lines.push({ text: '', nodes: [] });
   }
-  return lines.map((line) => ({ ...line, text: line.text.replace(/\s+/g, ' ').trim() })).filter((line) => line.nodes.length > 0);
+  return lines.map((line) => ({ ...line, text: collapseWhitespace(line.text) })).filter((line) => line.nodes.length > 0);
 }
 
 /** The text before a paragraph's first single <br> ("Related Articles<br>..."): a box's title; all its text when it has none. */

@@ -1,4 +1,5 @@
 import type { AnyNode, Element, ParentNode } from 'domhandler';
+import { scan, trimmed } from './pick/text-span.js';
 
 const TEXT_BLOCKS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'pre', 'blockquote', 'li', 'dd', 'dt', 'td', 'th', 'figcaption']);
 /** A block of the baseline must be prose: at most this share of its text in links. */
@@ -16,7 +17,7 @@ function textAndLinks(root: Element): { chars: number; linked: number } {
   while (stack.length > 0) {
     const [node, inLink] = stack.pop() as [AnyNode, boolean];
     if (node.type === 'text') {
-      const length = node.data.replace(/\s+/g, ' ').trim().length;
+      const length = trimmed(scan(node.data).span);
       chars += length;
       if (inLink) linked += length;
     } else if (isElement(node)) {

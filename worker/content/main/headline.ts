@@ -1,6 +1,7 @@
 import type { Element, ParentNode } from 'domhandler';
 import { flatText } from '../document.js';
 import { findElements } from '../walk.js';
+import { collapseWhitespace } from './pick/text-span.js';
 
 const HEADINGS = new Set(['h1', 'h2', 'h3']);
 /**
@@ -20,7 +21,7 @@ function words(text: string): string[] {
 }
 
 function clean(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return collapseWhitespace(text);
 }
 
 /** The document's title as a browser gives it: the first `title` element, in the head or (old pages) anywhere. */

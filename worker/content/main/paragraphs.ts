@@ -1,6 +1,6 @@
 import type { AnyNode, Element, ParentNode } from 'domhandler';
 import { HEADINGS } from './pick/box.js';
-import { scan, trimmed } from './pick/text-span.js';
+import { collapseWhitespace, scan, trimmed } from './pick/text-span.js';
 
 /** Tags that start a paragraph of their own (jusText's PARAGRAPH_TAGS). */
 const PARAGRAPH_TAGS = new Set([
@@ -37,7 +37,7 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
   let breaks = 0;
   const flush = (): void => {
     if (parts.length > 0) {
-      const text = parts.join('').replace(/\s+/g, ' ').trim();
+      const text = collapseWhitespace(parts.join(''));
       if (text !== '') found.push({ text, linked: Math.min(linked, text.length), leadLinked: Math.min(leadLinked, text.length), heading, owner, whole: false, nodes });
       parts = [];
       nodes = [];

@@ -1,5 +1,5 @@
 import { Text, type Element } from 'domhandler';
-import { EMPTY_SPAN, join, scan, trimmed, type Span } from './text-span.js';
+import { collapseWhitespace, EMPTY_SPAN, join, scan, trimmed, type Span } from './text-span.js';
 
 const BLOCKS = new Set(['blockquote', 'dl', 'div', 'img', 'ol', 'p', 'pre', 'table', 'ul']);
 const PHRASING = new Set([
@@ -100,7 +100,7 @@ export function innerText(box: Box): string {
     else parts.push(item.data);
   };
   visit(box);
-  return parts.join('').replace(/\s+/g, ' ').trim();
+  return collapseWhitespace(parts.join(''));
 }
 
 /** Sums the counts of a box from its items, and its own part by its (final) name. */

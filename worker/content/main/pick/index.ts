@@ -5,6 +5,7 @@ import { prepare } from './clean.js';
 import { copyInto, element, simplifyNested } from './copy.js';
 import { breaksToParagraphs, read } from './read.js';
 import { scoreCandidates, topCandidate, withSiblings } from './score.js';
+import { collapseWhitespace } from './text-span.js';
 
 /*
  * Readability's scoring (Mozilla Readability 0.6, _grabArticle and _prepArticle) done on the parsed
@@ -24,7 +25,7 @@ export interface ScoredArticle {
 }
 
 function collapsedText(content: Element): string {
-  return flatText(content).replace(/\s+/g, ' ').trim();
+  return collapseWhitespace(flatText(content));
 }
 
 function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: Flags): ScoredArticle {

@@ -1,6 +1,7 @@
 import { Text, type Element } from 'domhandler';
 import { flatText } from '../../document.js';
 import { finish, isBox, linkDensity, newBox, setItems, type Box, type Context } from './box.js';
+import { collapseWhitespace } from './text-span.js';
 import { marker } from './weights.js';
 
 /* Readability's word lists (class and id names, roles, tags), as it has them. */
@@ -146,7 +147,7 @@ export function read(element: Element, ancestors: string[], context: Context): B
     context.bylineTaken = true;
     return null;
   }
-  if (!context.titleTaken && (name === 'h1' || name === 'h2') && similarity(context.title, flatText(element).replace(/\s+/g, ' ').trim()) > 0.75) {
+  if (!context.titleTaken && (name === 'h1' || name === 'h2') && similarity(context.title, collapseWhitespace(flatText(element))) > 0.75) {
     context.titleTaken = true;
     return null;
   }

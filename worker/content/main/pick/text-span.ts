@@ -20,6 +20,15 @@ function isComma(code: number): boolean {
   return code === 0x2c || code === 0x060c || code === 0xfe50 || code === 0xfe10 || code === 0xfe11 || code === 0x2e41 || code === 0x2e34 || code === 0x2e32 || code === 0xff0c;
 }
 
+/**
+ * Whitespace runs as one space (as `replace(/\s+/g, ' ')`), trimmed. A lone space, most of the
+ * whitespace in prose, is no match, so the replacement has few parts to copy: /\s+/ costs ~15 bytes
+ * per character of prose in match bookkeeping, this ~1.
+ */
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s{2,}|[^\S ]/g, ' ').trim();
+}
+
 interface TextCounts {
   span: Span;
   commas: number;

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { collapseWhitespace, scan, trimmed } from '../../../../../../worker/content/main/pick/text-span.js';
+
+const SAMPLES = [
+  '',
+  ' ',
+  'word',
+  ' a  b\tc\n\nd \n e ',
+  '\u00a0lead and trail\u3000',
+  'one\u2028two\u2029three\ufeff\u1680four\u2000\u200a\u202f\u205f',
+  'a \t b',
+  '\n',
+  'x\r\ny',
+  'tabs\t\tand  spaces   ',
+  'no-break\u00a0 space',
+];
+
+describe('text spans', () => {
+  it('collapses whitespace as replace(/\\s+/g, " ").trim() does', () => {
+    for (const sample of SAMPLES) expect(collapseWhitespace(sample)).toBe(sample.replace(/\s+/g, ' ').trim());
+  });
+
+  it('measures the collapsed, trimmed text without making it', () => {
+    for (const sample of SAMPLES) expect(trimmed(scan(sample).span)).toBe(sample.replace(/\s+/g, ' ').trim().length);
+  });
+});
