@@ -2,7 +2,7 @@ import { Text, type AnyNode, type Element, type ParentNode } from 'domhandler';
 import { flatText } from '../../document.js';
 import { finish, newBox, setItems, type Box, type Context, type Flags } from './box.js';
 import { prepare } from './clean.js';
-import { copyInto, element, simplifyNested } from './copy.js';
+import { copyItems, element, simplifyNested } from './copy.js';
 import { breaksToParagraphs, read } from './read.js';
 import { scoreCandidates, topCandidate, withSiblings } from './score.js';
 import { collapseWhitespace } from './text-span.js';
@@ -54,9 +54,8 @@ function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: F
   }
   finish(article);
   prepare(article, flags);
-  const copied: AnyNode[] = [];
   const kept = pageWrapper ?? article;
-  if (!kept.removed) for (const item of kept.items) copyInto(item, copied);
+  const copied = kept.removed ? [] : copyItems(kept.items);
   const page = element('div', { class: 'page', id: 'readability-page-1' }, copied);
   const content = element('div', { id: 'readability-content' }, [page]);
   return { content, text: collapsedText(content) };
