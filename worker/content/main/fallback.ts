@@ -17,7 +17,7 @@ function textAndLinks(root: Element): { chars: number; linked: number } {
   while (stack.length > 0) {
     const [node, inLink] = stack.pop() as [AnyNode, boolean];
     if (node.type === 'text') {
-      const length = trimmed(scan(node.data).span);
+      const length = trimmed(scan(node.data));
       chars += length;
       if (inLink) linked += length;
     } else if (isElement(node)) {

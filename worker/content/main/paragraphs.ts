@@ -50,7 +50,7 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
   };
   const visit = (node: AnyNode, inLink: boolean, inHeading: boolean): void => {
     if (node.type === 'text') {
-      const length = trimmed(scan(node.data).span);
+      const length = trimmed(scan(node.data));
       if (length > 0) breaks = 0;
       parts.push(node.data);
       nodes.push(node);

@@ -1,5 +1,5 @@
 import { Text, type Element } from 'domhandler';
-import { collapseWhitespace, EMPTY_SPAN, join, scan, trimmed, type Span } from './text-span.js';
+import { collapseWhitespace, EMPTY_SPAN, extend, scan, trimmed, type Span } from './text-span.js';
 
 const BLOCKS = new Set(['blockquote', 'dl', 'div', 'img', 'ol', 'p', 'pre', 'table', 'ul']);
 const PHRASING = new Set([
@@ -58,6 +58,8 @@ function zero(): Counts {
   return { chars: 0, commas: 0, asciiCommas: 0, linked: 0, p: 0, img: 0, li: 0, input: 0, headingChars: 0, listChars: 0, textish: 0, dataTables: 0 };
 }
 
+const NO_COUNTS: Readonly<Counts> = zero();
+
 /** An element as Readability sees it after its rewrites; `source` null for a paragraph it makes of loose text. */
 export interface Box {
   name: string;
@@ -103,20 +105,20 @@ export function innerText(box: Box): string {
   return collapseWhitespace(parts.join(''));
 }
 
-/** Sums the counts of a box from its items, and its own part by its (final) name. */
+/** Sums the counts of a box afresh (on its own counts object) from its items, and its own part by its (final) name. */
 export function finish(box: Box): void {
-  const counts = zero();
-  let span = EMPTY_SPAN;
+  const counts = Object.assign(box.counts, NO_COUNTS);
+  const span: Span = { ...EMPTY_SPAN };
   let holdsBlock = false;
   for (const item of box.items) {
     if (!isBox(item)) {
       const text = scan(item.data);
-      span = join(span, text.span);
+      extend(span, text);
       counts.commas += text.commas;
       counts.asciiCommas += text.asciiCommas;
       continue;
     }
-    span = join(span, item.span);
+    extend(span, item.span);
     addCounts(counts, item.counts);
     holdsBlock ||= item.holdsBlock || BLOCKS.has(item.name);
     if (item.name === 'ul' || item.name === 'ol') counts.listChars += item.counts.chars - item.counts.listChars;
@@ -134,7 +136,6 @@ export function finish(box: Box): void {
   if (HEADINGS.has(name)) counts.headingChars = counts.chars;
   if (TEXTISH.has(name) && counts.chars > 0) counts.textish += 1;
   box.span = span;
-  box.counts = counts;
   box.holdsBlock = holdsBlock;
   box.phrasing = PHRASING.has(name) || ((name === 'a' || name === 'del' || name === 'ins') && box.items.every((item) => !isBox(item) || item.phrasing));
 }
