@@ -1,5 +1,6 @@
 import type { AnyNode, Element, ParentNode } from 'domhandler';
 import { FURNITURE_ROLES, FURNITURE_TAGS, HIDDEN_STYLE, STRONG_FURNITURE_WORDS } from './patterns.js';
+import { trimmedLength } from './pick/text-span.js';
 
 /** Search, login and sign-up forms are small; a form wrapping the whole page (ASP.NET) is layout. */
 const SMALL_FORM_CHARS = 300;
@@ -45,7 +46,7 @@ function measure(root: ParentNode): { stats: Map<Element, Stats>; shape: PageSha
     shape.depth = Math.max(shape.depth, depth);
     if (!NEVER_TEXT.has(element.name)) {
       for (const child of element.children) {
-        if (child.type === 'text') own.chars += child.data.trim().length;
+        if (child.type === 'text') own.chars += trimmedLength(child.data);
         if (!isElement(child)) continue;
         const sub = visit(child, depth + 1);
         own.chars += sub.chars;

@@ -8,6 +8,9 @@ const PHRASING = new Set([
   'strong', 'sub', 'sup', 'textarea', 'time', 'var', 'wbr', 'canvas', 'iframe', 'svg', 'video',
 ]);
 
+/** A link to a fragment of the page (Readability weighs its text 0.3). */
+const FRAGMENT = /^#.+/;
+
 export const TEXTISH = new Set(['span', 'li', 'td', ...BLOCKS]);
 export const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 
@@ -85,6 +88,9 @@ export interface Context {
   titleTaken: boolean;
   units: Box[];
   order: number;
+  /** The items read so far of the elements being read, up to `readTop`: each box takes its own as an exact-size slice (arrays grown by push are mostly spare room). */
+  read: Array<Box | Text>;
+  readTop: number;
 }
 
 export function isBox(item: Box | Text): item is Box {
@@ -127,7 +133,7 @@ export function finish(box: Box): void {
   const { name } = box;
   if (name === 'a') {
     const href = box.source?.attribs.href;
-    counts.linked = counts.chars * (href && /^#.+/.test(href) ? 0.3 : 1);
+    counts.linked = counts.chars * (href && FRAGMENT.test(href) ? 0.3 : 1);
   }
   if (name === 'p') counts.p += 1;
   else if (name === 'img') counts.img += 1;
@@ -141,7 +147,7 @@ export function finish(box: Box): void {
 }
 
 export function newBox(name: string, source: Element | null, items: Array<Box | Text>, context: Context): Box {
-  const box: Box = { name, source, parent: null, items: [], span: EMPTY_SPAN, counts: zero(), holdsBlock: false, phrasing: false, order: context.order++ };
+  const box: Box = { name, source, parent: null, items, span: EMPTY_SPAN, counts: zero(), holdsBlock: false, phrasing: false, order: context.order++, score: undefined, removed: false, dataTable: false };
   setItems(box, items);
   return box;
 }

@@ -1,5 +1,6 @@
 import type { Text } from 'domhandler';
 import { addCounts, HEADINGS, TEXTISH, innerText, isBox, linkDensity, type Box, type Flags } from './box.js';
+import { isBlank } from './text-span.js';
 import { classWeight, marker } from './weights.js';
 
 /* Readability's word lists, as it has them. */
@@ -162,7 +163,7 @@ export function prepare(article: Box, flags: Flags): void {
       const item = box.items[i];
       if (isBox(item) && item.removed) continue;
       if (isBox(item) && item.name === 'br' && next && isBox(next) && next.name === 'p') item.removed = true;
-      else if (isBox(item) || item.data.trim() !== '') next = item;
+      else if (isBox(item) || !isBlank(item.data)) next = item;
     }
   };
   dropBreaksBeforeParagraphs(article);
@@ -174,7 +175,7 @@ export function prepare(article: Box, flags: Flags): void {
 function onlyChild(box: Box, name: string): Box | null {
   const elements = live(box.items);
   if (elements.length !== 1 || elements[0].name !== name) return null;
-  return box.items.every((item) => isBox(item) || item.data.trim() === '') ? elements[0] : null;
+  return box.items.every((item) => isBox(item) || isBlank(item.data)) ? elements[0] : null;
 }
 
 /** Readability's last step: a table of one row of one cell is that cell, as a paragraph (only phrasing in it) or a div. */

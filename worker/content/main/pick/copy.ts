@@ -1,6 +1,7 @@
 import { Element, Text, type AnyNode } from 'domhandler';
 import { setChildren } from '../../walk.js';
 import { isBox, type Box } from './box.js';
+import { isBlank } from './text-span.js';
 
 const PRESENTATIONAL = new Set(['align', 'background', 'bgcolor', 'border', 'cellpadding', 'cellspacing', 'frame', 'hspace', 'rules', 'style', 'valign', 'vspace']);
 const SIZED = new Set(['table', 'th', 'td', 'hr', 'pre']);
@@ -77,7 +78,7 @@ export function simplifyNested(parent: Element): boolean {
     let node = parent.children[i];
     while (isNested(node)) {
       const elements = node.children.filter((child): child is Element => child.type === 'tag');
-      const blank = node.children.every((child) => child.type !== 'text' || (child as Text).data.trim() === '');
+      const blank = node.children.every((child) => child.type !== 'text' || isBlank((child as Text).data));
       if (blank && elements.every((child) => child.name === 'br' || child.name === 'hr')) {
         parent.children.splice(i, 1);
         i -= 1;

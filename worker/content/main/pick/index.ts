@@ -29,7 +29,7 @@ function collapsedText(content: Element): string {
 }
 
 function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: Flags): ScoredArticle {
-  const context: Context = { flags, title, bylineTaken: bylineKnown, titleTaken: false, units: [], order: 0 };
+  const context: Context = { flags, title, bylineTaken: bylineKnown, titleTaken: false, units: [], order: 0, read: [], readTop: 0 };
   const root = newBox('body', null, [], context);
   const items: Array<Box | Text> = [];
   const ancestors: string[] = ['body'];
@@ -40,7 +40,7 @@ function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: F
       if (box) items.push(box);
     }
   }
-  setItems(root, breaksToParagraphs(items, context).items);
+  setItems(root, breaksToParagraphs(items, context));
   finish(root);
   const top = scoreCandidates(context);
   const article = newBox('div', null, [], context);

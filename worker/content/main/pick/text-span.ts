@@ -26,7 +26,25 @@ function isComma(code: number): boolean {
  * per character of prose in match bookkeeping, this ~1.
  */
 export function collapseWhitespace(text: string): string {
-  return text.replace(/\s{2,}|[^\S ]/g, ' ').trim();
+  return text.replace(SPACE_TO_COLLAPSE, ' ').trim();
+}
+
+/* Regular expressions once, not one object per call. */
+const SPACE_TO_COLLAPSE = /\s{2,}|[^\S ]/g;
+const NOT_SPACE = /\S/;
+
+/** Whether a text is all whitespace (as `text.trim() === ''`, without the trimmed copy). */
+export function isBlank(text: string): boolean {
+  return !NOT_SPACE.test(text);
+}
+
+/** The length of `text.trim()`, without the trimmed copy. */
+export function trimmedLength(text: string): number {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isSpace(text.charCodeAt(start))) start += 1;
+  while (end > start && isSpace(text.charCodeAt(end - 1))) end -= 1;
+  return end - start;
 }
 
 /** A text's collapsed span and its commas. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collapseWhitespace, scan, trimmed } from '../../../../../../worker/content/main/pick/text-span.js';
+import { collapseWhitespace, isBlank, scan, trimmed, trimmedLength } from '../../../../../../worker/content/main/pick/text-span.js';
 
 const SAMPLES = [
   '',
@@ -18,6 +18,13 @@ const SAMPLES = [
 describe('text spans', () => {
   it('collapses whitespace as replace(/\\s+/g, " ").trim() does', () => {
     for (const sample of SAMPLES) expect(collapseWhitespace(sample)).toBe(sample.replace(/\s+/g, ' ').trim());
+  });
+
+  it('tells blank text and trimmed lengths as trim() does', () => {
+    for (const sample of SAMPLES) {
+      expect(isBlank(sample)).toBe(sample.trim() === '');
+      expect(trimmedLength(sample)).toBe(sample.trim().length);
+    }
   });
 
   it('measures the collapsed, trimmed text without making it', () => {
