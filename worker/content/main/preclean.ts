@@ -109,23 +109,35 @@ export function removeFurniture(body: ParentNode): PageShape {
     const own = stats.get(element);
     return own !== undefined && (own.holdsContent || own.chars > pageChars * LAYOUT_SHARE);
   };
+  const goes = (child: AnyNode, insideArticle: boolean): boolean => {
+    if (child.type === 'comment' || child.type === 'directive') return true;
+    if (!isElement(child)) return false;
+    if (isNeverText(child)) return true;
+    if (child.name === 'form' && isFormFurniture(stats.get(child)) && !layout(child)) return true;
+    const kind = verdict(child, insideArticle);
+    // A comment section may carry most of a page's text; only the article's own markers guard it.
+    if (kind === 'strong' && !stats.get(child)?.holdsContent) return true;
+    return kind === 'furniture' && !layout(child);
+  };
   const prune = (parent: ParentNode, insideArticle: boolean): void => {
-    parent.children = parent.children.filter((child) => {
-      if (child.type === 'comment' || child.type === 'directive') return false;
-      if (!isElement(child)) return true;
-      if (isNeverText(child)) return false;
-      if (child.name === 'form' && isFormFurniture(stats.get(child)) && !layout(child)) return false;
-      const kind = verdict(child, insideArticle);
-      // A comment section may carry most of a page's text; only the article's own markers guard it.
-      if (kind === 'strong' && !stats.get(child)?.holdsContent) return false;
-      if (kind === 'furniture' && !layout(child)) return false;
-      prune(child, insideArticle || isContentMarker(child));
-      return true;
-    });
-    parent.children.forEach((child, index) => {
-      child.prev = parent.children[index - 1] ?? null;
-      child.next = parent.children[index + 1] ?? null;
-    });
+    // Made at the first removal: most parents lose no child.
+    let kept: AnyNode[] | null = null;
+    for (let i = 0; i < parent.children.length; i += 1) {
+      const child = parent.children[i];
+      if (goes(child, insideArticle)) {
+        kept ??= parent.children.slice(0, i);
+        continue;
+      }
+      kept?.push(child);
+      if (isElement(child)) prune(child, insideArticle || isContentMarker(child));
+    }
+    if (kept) {
+      parent.children = kept;
+      kept.forEach((child, index) => {
+        child.prev = kept[index - 1] ?? null;
+        child.next = kept[index + 1] ?? null;
+      });
+    }
   };
   prune(body, false);
   return shape;
