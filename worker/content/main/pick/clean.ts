@@ -128,10 +128,10 @@ export function prepare(article: Box, flags: Flags): void {
   });
   // Data tables under a box: counted once marked.
   const countTables = (box: Box): number => {
-    let tables = 0;
-    for (const child of live(box.items)) tables += countTables(child);
-    box.counts.dataTables = tables + (box.dataTable ? 1 : 0);
-    return box.counts.dataTables;
+    let tables = box.dataTable ? 1 : 0;
+    for (const child of box.items) if (isBox(child) && !child.removed) tables += countTables(child);
+    box.counts.dataTables = tables;
+    return tables;
   };
   countTables(article);
   const conditional = (tag: string): void => {
