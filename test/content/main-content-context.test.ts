@@ -64,6 +64,16 @@ describe('main content: context-sensitive paragraphs', () => {
     expect(chooseHeadline({ title: '', headings: [], h1s: [] }, article, 'Lifeboat called out twice')).toBe('Lifeboat called out twice');
   });
 
+  it('counts a title word as in the article only where the article has it as a whole word', () => {
+    const source = (title: string) => ({ title, headings: [], h1s: [] });
+    // "crew" and "out" only inside longer words: one word of three is no match.
+    expect(chooseHeadline(source('Crew out today | Gazette'), 'the crewman was outdone today', '')).toBe('');
+    expect(chooseHeadline(source('Crew out today | Gazette'), 'the crew was out, today', '')).toBe('Crew out today');
+    // Letters beyond the basic plane and accents are letters of a word, not its boundary.
+    expect(chooseHeadline(source('Ñandú 𝐀río | Gazette'), 'el ñandúes y 𝐀río𝐁', '')).toBe('');
+    expect(chooseHeadline(source('Ñandú 𝐀río | Gazette'), 'el ñandú y 𝐀río.', '')).toBe('Ñandú 𝐀río');
+  });
+
 });
 
 describe('main content: the article ends at its terminating line', () => {

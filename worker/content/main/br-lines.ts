@@ -1,28 +1,17 @@
 import type { AnyNode, Element } from 'domhandler';
 import type { Paragraph } from './paragraphs.js';
+import { collapseWhitespace } from './pick/text-span.js';
 
 /* The lines of one paragraph parted by single <br> ("Staff and agencies<br>30 December, 2007<br>The story..."). */
 
-interface Line {
-  text: string;
-  /** Its text nodes and the <br> that ends it. */
-  nodes: AnyNode[];
-}
-
-function linesOf(paragraph: Paragraph): Line[] {
-  const lines: Line[] = [{ text: '', nodes: [] }];
-  for (const node of paragraph.nodes) {
-    const line = lines[lines.length - 1];
-    line.nodes.push(node);
-    if (node.type === 'text') line.text += node.data;
-    else lines.push({ text: '', nodes: [] });
-  }
-  return lines.map((line) => ({ ...line, text: line.text.replace(/\s+/g, ' ').trim() })).filter((line) => line.nodes.length > 0);
-}
-
 /** The text before a paragraph's first single <br> ("Related Articles<br>..."): a box's title; all its text when it has none. */
 export function firstLine(paragraph: Paragraph): string {
-  return linesOf(paragraph)[0]?.text ?? '';
+  let text = '';
+  for (const node of paragraph.nodes) {
+    if (node.type !== 'text') break;
+    text += node.data;
+  }
+  return collapseWhitespace(text);
 }
 
 /** Takes a node out, and the inline elements (a, font, b...) that held only it, up to the paragraph's own block. */

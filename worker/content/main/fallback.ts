@@ -1,4 +1,5 @@
 import type { AnyNode, Element, ParentNode } from 'domhandler';
+import { scan, trimmed, trimmedLength } from './pick/text-span.js';
 
 const TEXT_BLOCKS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'pre', 'blockquote', 'li', 'dd', 'dt', 'td', 'th', 'figcaption']);
 /** A block of the baseline must be prose: at most this share of its text in links. */
@@ -16,7 +17,7 @@ function textAndLinks(root: Element): { chars: number; linked: number } {
   while (stack.length > 0) {
     const [node, inLink] = stack.pop() as [AnyNode, boolean];
     if (node.type === 'text') {
-      const length = node.data.replace(/\s+/g, ' ').trim().length;
+      const length = trimmed(scan(node.data));
       chars += length;
       if (inLink) linked += length;
     } else if (isElement(node)) {
@@ -28,7 +29,7 @@ function textAndLinks(root: Element): { chars: number; linked: number } {
 
 /** Text straight inside a container (not wrapped in p) is a block of its own, as in jusText. */
 function holdsLooseText(element: Element): boolean {
-  return element.children.some((child) => child.type === 'text' && child.data.trim().length >= 20);
+  return element.children.some((child) => child.type === 'text' && trimmedLength(child.data) >= 20);
 }
 
 /** A table without tables inside is data, kept whole; a table holding tables is page layout. */

@@ -1,6 +1,7 @@
 import type { Element, ParentNode } from 'domhandler';
 import { flatText } from '../document.js';
 import { findElements } from '../walk.js';
+import { collapseWhitespace } from './pick/text-span.js';
 
 const HEADINGS = new Set(['h1', 'h2', 'h3']);
 /**
@@ -20,7 +21,7 @@ function words(text: string): string[] {
 }
 
 function clean(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return collapseWhitespace(text);
 }
 
 /** The document's title as a browser gives it: the first `title` element, in the head or (old pages) anywhere. */
@@ -29,11 +30,24 @@ function documentTitle(root: ParentNode): string {
   return title ? clean(flatText(title)) : '';
 }
 
-/** Words of `part` found among `known`, as a share of its words. */
-function sharedShare(part: string, known: Set<string>): number {
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/uy;
+const AFTER_LETTER_OR_DIGIT = /(?<=[\p{L}\p{N}])/uy;
+
+/** Whether `word` (from words()) is one of the words of `text` (lower case), found without splitting all of `text` into words. */
+function hasWord(text: string, word: string): boolean {
+  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+    AFTER_LETTER_OR_DIGIT.lastIndex = at;
+    LETTER_OR_DIGIT.lastIndex = at + word.length;
+    if (!AFTER_LETTER_OR_DIGIT.test(text) && !LETTER_OR_DIGIT.test(text)) return true;
+  }
+  return false;
+}
+
+/** Words of `part` found among the words of `text` (lower case), as a share of its words. */
+function sharedShare(part: string, text: string): number {
   const partWords = words(part);
   if (partWords.length === 0) return 0;
-  return partWords.filter((word) => known.has(word)).length / partWords.length;
+  return partWords.filter((word) => hasWord(text, word)).length / partWords.length;
 }
 
 export interface HeadlineSource {
@@ -60,8 +74,8 @@ export function headlineSource(root: ParentNode): HeadlineSource {
  * The article's headline, as trafilatura and newspaper match title and headings: the longest h1-h3
  * the title names (titles carry the site's and section's names beside it); else the part of the
  * title whose words are in the article (a site's name is not); else the page's only h1. Empty when
- * none: a title that names only the site is no headline. `fallbackTitle`: Readability's title
- * (also from meta tags), for pages without a title element.
+ * none: a title that names only the site is no headline. `articleText`: the article's text in lower
+ * case; `fallbackTitle`: Readability's title (also from meta tags), for pages without a title element.
  */
 export function chooseHeadline(source: HeadlineSource, articleText: string, fallbackTitle: string): string {
   const title = source.title || clean(fallbackTitle);
@@ -73,8 +87,7 @@ export function chooseHeadline(source: HeadlineSource, articleText: string, fall
     return whole || (headingWords.length >= MIN_HEADING_WORDS && headingWords.every((word) => titleWords.has(word)));
   });
   if (named.length > 0) return named.reduce((best, heading) => (words(heading).length > words(best).length ? heading : best));
-  const known = new Set(words(articleText));
-  const naming = parts.filter((part) => sharedShare(part, known) >= MIN_SHARED_WORDS);
+  const naming = parts.filter((part) => sharedShare(part, articleText) >= MIN_SHARED_WORDS);
   if (naming.length > 0) return naming.reduce((best, part) => (part.length > best.length ? part : best));
   return source.h1s.length === 1 ? source.h1s[0] : '';
 }

@@ -8,6 +8,7 @@ import { dropNoiseParagraphs } from './refine.js';
 import { removeFurniture } from './preclean.js';
 import { element } from './pick/copy.js';
 import { scoredArticle } from './pick/index.js';
+import { collapseWhitespace } from './pick/text-span.js';
 
 export type MainContentSource = 'article' | 'baseline' | 'page';
 
@@ -28,7 +29,7 @@ const SCORING_BOUNDS = { elements: 20_000, depth: 120 };
 const MIN_ARTICLE_CHARS = 250;
 
 function normalised(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().toLowerCase();
+  return collapseWhitespace(text).toLowerCase();
 }
 
 function chars(nodes: AnyNode[]): number {

@@ -1,6 +1,6 @@
 import type { AnyNode, Element, ParentNode } from 'domhandler';
 import { HEADINGS } from './pick/box.js';
-import { scan, trimmed } from './pick/text-span.js';
+import { collapseWhitespace, scan, trimmed } from './pick/text-span.js';
 
 /** Tags that start a paragraph of their own (jusText's PARAGRAPH_TAGS). */
 const PARAGRAPH_TAGS = new Set([
@@ -27,8 +27,11 @@ export interface Paragraph {
 /** Splits a subtree into jusText paragraphs: block tags and double <br> end one. */
 export function paragraphs(root: ParentNode & Element): Paragraph[] {
   const found: Paragraph[] = [];
-  let parts: string[] = [];
-  let nodes: AnyNode[] = [];
+  // The paragraph being read: its text so far (null before its first part), and its nodes, the
+  // first `nodeCount` of `nodes` (each paragraph takes an exact-size copy: one array serves them all).
+  let text: string | null = null;
+  const nodes: AnyNode[] = [];
+  let nodeCount = 0;
   let linked = 0;
   let leadLinked = 0;
   let leading = true;
@@ -36,11 +39,12 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
   let owner = root;
   let breaks = 0;
   const flush = (): void => {
-    if (parts.length > 0) {
-      const text = parts.join('').replace(/\s+/g, ' ').trim();
-      if (text !== '') found.push({ text, linked: Math.min(linked, text.length), leadLinked: Math.min(leadLinked, text.length), heading, owner, whole: false, nodes });
-      parts = [];
-      nodes = [];
+    if (text !== null) {
+      const collapsed = collapseWhitespace(text);
+      const length = collapsed.length;
+      if (length > 0) found.push({ text: collapsed, linked: Math.min(linked, length), leadLinked: Math.min(leadLinked, length), heading, owner, whole: false, nodes: nodes.slice(0, nodeCount) });
+      text = null;
+      nodeCount = 0;
     }
     linked = 0;
     leadLinked = 0;
@@ -50,10 +54,11 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
   };
   const visit = (node: AnyNode, inLink: boolean, inHeading: boolean): void => {
     if (node.type === 'text') {
-      const length = trimmed(scan(node.data).span);
+      const length = trimmed(scan(node.data));
       if (length > 0) breaks = 0;
-      parts.push(node.data);
-      nodes.push(node);
+      text = (text ?? '') + node.data;
+      nodes[nodeCount] = node;
+      nodeCount += 1;
       if (inLink) linked += length;
       if (length > 0 && leading && inLink) leadLinked += length;
       else if (length > 0) leading = false;
@@ -68,8 +73,9 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
       breaks += 1;
       if (breaks >= 2) flush();
       else {
-        parts.push(' ');
-        nodes.push(element);
+        text = (text ?? '') + ' ';
+        nodes[nodeCount] = element;
+        nodeCount += 1;
       }
       return;
     }
@@ -84,7 +90,7 @@ export function paragraphs(root: ParentNode & Element): Paragraph[] {
     if (block) {
       flush();
       owner = outer;
-    } else if (element.name === 'img' && element.attribs.alt) parts.push(' ');
+    } else if (element.name === 'img' && element.attribs.alt) text = (text ?? '') + ' ';
   };
   for (const child of root.children) visit(child, false, false);
   flush();

@@ -1,5 +1,6 @@
 import type { AnyNode, Element, ParentNode } from 'domhandler';
 import { FURNITURE_ROLES, FURNITURE_TAGS, HIDDEN_STYLE, STRONG_FURNITURE_WORDS } from './patterns.js';
+import { trimmedLength } from './pick/text-span.js';
 
 /** Search, login and sign-up forms are small; a form wrapping the whole page (ASP.NET) is layout. */
 const SMALL_FORM_CHARS = 300;
@@ -45,7 +46,7 @@ function measure(root: ParentNode): { stats: Map<Element, Stats>; shape: PageSha
     shape.depth = Math.max(shape.depth, depth);
     if (!NEVER_TEXT.has(element.name)) {
       for (const child of element.children) {
-        if (child.type === 'text') own.chars += child.data.trim().length;
+        if (child.type === 'text') own.chars += trimmedLength(child.data);
         if (!isElement(child)) continue;
         const sub = visit(child, depth + 1);
         own.chars += sub.chars;
@@ -108,23 +109,35 @@ export function removeFurniture(body: ParentNode): PageShape {
     const own = stats.get(element);
     return own !== undefined && (own.holdsContent || own.chars > pageChars * LAYOUT_SHARE);
   };
+  const goes = (child: AnyNode, insideArticle: boolean): boolean => {
+    if (child.type === 'comment' || child.type === 'directive') return true;
+    if (!isElement(child)) return false;
+    if (isNeverText(child)) return true;
+    if (child.name === 'form' && isFormFurniture(stats.get(child)) && !layout(child)) return true;
+    const kind = verdict(child, insideArticle);
+    // A comment section may carry most of a page's text; only the article's own markers guard it.
+    if (kind === 'strong' && !stats.get(child)?.holdsContent) return true;
+    return kind === 'furniture' && !layout(child);
+  };
   const prune = (parent: ParentNode, insideArticle: boolean): void => {
-    parent.children = parent.children.filter((child) => {
-      if (child.type === 'comment' || child.type === 'directive') return false;
-      if (!isElement(child)) return true;
-      if (isNeverText(child)) return false;
-      if (child.name === 'form' && isFormFurniture(stats.get(child)) && !layout(child)) return false;
-      const kind = verdict(child, insideArticle);
-      // A comment section may carry most of a page's text; only the article's own markers guard it.
-      if (kind === 'strong' && !stats.get(child)?.holdsContent) return false;
-      if (kind === 'furniture' && !layout(child)) return false;
-      prune(child, insideArticle || isContentMarker(child));
-      return true;
-    });
-    parent.children.forEach((child, index) => {
-      child.prev = parent.children[index - 1] ?? null;
-      child.next = parent.children[index + 1] ?? null;
-    });
+    // Made at the first removal: most parents lose no child.
+    let kept: AnyNode[] | null = null;
+    for (let i = 0; i < parent.children.length; i += 1) {
+      const child = parent.children[i];
+      if (goes(child, insideArticle)) {
+        kept ??= parent.children.slice(0, i);
+        continue;
+      }
+      kept?.push(child);
+      if (isElement(child)) prune(child, insideArticle || isContentMarker(child));
+    }
+    if (kept) {
+      parent.children = kept;
+      kept.forEach((child, index) => {
+        child.prev = kept[index - 1] ?? null;
+        child.next = kept[index + 1] ?? null;
+      });
+    }
   };
   prune(body, false);
   return shape;

@@ -1,5 +1,5 @@
 import { Text, type Element } from 'domhandler';
-import { EMPTY_SPAN, join, scan, trimmed, type Span } from './text-span.js';
+import { collapseWhitespace, EMPTY_SPAN, extend, scan, trimmed, type Span } from './text-span.js';
 
 const BLOCKS = new Set(['blockquote', 'dl', 'div', 'img', 'ol', 'p', 'pre', 'table', 'ul']);
 const PHRASING = new Set([
@@ -7,6 +7,9 @@ const PHRASING = new Set([
   'label', 'mark', 'math', 'meter', 'noscript', 'object', 'output', 'progress', 'q', 'ruby', 'samp', 'script', 'select', 'small', 'span',
   'strong', 'sub', 'sup', 'textarea', 'time', 'var', 'wbr', 'canvas', 'iframe', 'svg', 'video',
 ]);
+
+/** A link to a fragment of the page (Readability weighs its text 0.3). */
+const FRAGMENT = /^#.+/;
 
 export const TEXTISH = new Set(['span', 'li', 'td', ...BLOCKS]);
 export const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
@@ -58,6 +61,8 @@ function zero(): Counts {
   return { chars: 0, commas: 0, asciiCommas: 0, linked: 0, p: 0, img: 0, li: 0, input: 0, headingChars: 0, listChars: 0, textish: 0, dataTables: 0 };
 }
 
+const NO_COUNTS: Readonly<Counts> = zero();
+
 /** An element as Readability sees it after its rewrites; `source` null for a paragraph it makes of loose text. */
 export interface Box {
   name: string;
@@ -83,6 +88,9 @@ export interface Context {
   titleTaken: boolean;
   units: Box[];
   order: number;
+  /** The items read so far of the elements being read, up to `readTop`: each box takes its own as an exact-size slice (arrays grown by push are mostly spare room). */
+  read: Array<Box | Text>;
+  readTop: number;
 }
 
 export function isBox(item: Box | Text): item is Box {
@@ -100,23 +108,23 @@ export function innerText(box: Box): string {
     else parts.push(item.data);
   };
   visit(box);
-  return parts.join('').replace(/\s+/g, ' ').trim();
+  return collapseWhitespace(parts.join(''));
 }
 
-/** Sums the counts of a box from its items, and its own part by its (final) name. */
+/** Sums the counts of a box afresh (on its own counts object) from its items, and its own part by its (final) name. */
 export function finish(box: Box): void {
-  const counts = zero();
-  let span = EMPTY_SPAN;
+  const counts = Object.assign(box.counts, NO_COUNTS);
+  const span: Span = { ...EMPTY_SPAN };
   let holdsBlock = false;
   for (const item of box.items) {
     if (!isBox(item)) {
       const text = scan(item.data);
-      span = join(span, text.span);
+      extend(span, text);
       counts.commas += text.commas;
       counts.asciiCommas += text.asciiCommas;
       continue;
     }
-    span = join(span, item.span);
+    extend(span, item.span);
     addCounts(counts, item.counts);
     holdsBlock ||= item.holdsBlock || BLOCKS.has(item.name);
     if (item.name === 'ul' || item.name === 'ol') counts.listChars += item.counts.chars - item.counts.listChars;
@@ -125,7 +133,7 @@ export function finish(box: Box): void {
   const { name } = box;
   if (name === 'a') {
     const href = box.source?.attribs.href;
-    counts.linked = counts.chars * (href && /^#.+/.test(href) ? 0.3 : 1);
+    counts.linked = counts.chars * (href && FRAGMENT.test(href) ? 0.3 : 1);
   }
   if (name === 'p') counts.p += 1;
   else if (name === 'img') counts.img += 1;
@@ -134,13 +142,12 @@ export function finish(box: Box): void {
   if (HEADINGS.has(name)) counts.headingChars = counts.chars;
   if (TEXTISH.has(name) && counts.chars > 0) counts.textish += 1;
   box.span = span;
-  box.counts = counts;
   box.holdsBlock = holdsBlock;
   box.phrasing = PHRASING.has(name) || ((name === 'a' || name === 'del' || name === 'ins') && box.items.every((item) => !isBox(item) || item.phrasing));
 }
 
 export function newBox(name: string, source: Element | null, items: Array<Box | Text>, context: Context): Box {
-  const box: Box = { name, source, parent: null, items: [], span: EMPTY_SPAN, counts: zero(), holdsBlock: false, phrasing: false, order: context.order++ };
+  const box: Box = { name, source, parent: null, items, span: EMPTY_SPAN, counts: zero(), holdsBlock: false, phrasing: false, order: context.order++, score: undefined, removed: false, dataTable: false };
   setItems(box, items);
   return box;
 }

@@ -1,5 +1,6 @@
 import type { Text } from 'domhandler';
 import { addCounts, HEADINGS, TEXTISH, innerText, isBox, linkDensity, type Box, type Flags } from './box.js';
+import { isBlank } from './text-span.js';
 import { classWeight, marker } from './weights.js';
 
 /* Readability's word lists, as it has them. */
@@ -127,10 +128,10 @@ export function prepare(article: Box, flags: Flags): void {
   });
   // Data tables under a box: counted once marked.
   const countTables = (box: Box): number => {
-    let tables = 0;
-    for (const child of live(box.items)) tables += countTables(child);
-    box.counts.dataTables = tables + (box.dataTable ? 1 : 0);
-    return box.counts.dataTables;
+    let tables = box.dataTable ? 1 : 0;
+    for (const child of box.items) if (isBox(child) && !child.removed) tables += countTables(child);
+    box.counts.dataTables = tables;
+    return tables;
   };
   countTables(article);
   const conditional = (tag: string): void => {
@@ -162,7 +163,7 @@ export function prepare(article: Box, flags: Flags): void {
       const item = box.items[i];
       if (isBox(item) && item.removed) continue;
       if (isBox(item) && item.name === 'br' && next && isBox(next) && next.name === 'p') item.removed = true;
-      else if (isBox(item) || item.data.trim() !== '') next = item;
+      else if (isBox(item) || !isBlank(item.data)) next = item;
     }
   };
   dropBreaksBeforeParagraphs(article);
@@ -174,7 +175,7 @@ export function prepare(article: Box, flags: Flags): void {
 function onlyChild(box: Box, name: string): Box | null {
   const elements = live(box.items);
   if (elements.length !== 1 || elements[0].name !== name) return null;
-  return box.items.every((item) => isBox(item) || item.data.trim() === '') ? elements[0] : null;
+  return box.items.every((item) => isBox(item) || isBlank(item.data)) ? elements[0] : null;
 }
 
 /** Readability's last step: a table of one row of one cell is that cell, as a paragraph (only phrasing in it) or a div. */

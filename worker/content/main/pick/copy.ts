@@ -1,38 +1,64 @@
 import { Element, Text, type AnyNode } from 'domhandler';
 import { setChildren } from '../../walk.js';
 import { isBox, type Box } from './box.js';
+import { isBlank } from './text-span.js';
 
 const PRESENTATIONAL = new Set(['align', 'background', 'bgcolor', 'border', 'cellpadding', 'cellspacing', 'frame', 'hspace', 'rules', 'style', 'valign', 'vspace']);
 const SIZED = new Set(['table', 'th', 'td', 'hr', 'pre']);
 
-/** Copies the boxes back to parsed nodes, as Readability's clean-up leaves them (presentational attributes and `javascript:` links gone), onto `out`. */
-export function copyInto(item: Box | Text, out: AnyNode[]): void {
-  if (!isBox(item)) {
-    out.push(new Text(item.data));
-    return;
-  }
-  if (item.removed) return;
-  const children: AnyNode[] = [];
-  for (const child of item.items) copyInto(child, children);
-  const attribs: Record<string, string> = {};
-  if (item.source) {
-    const sized = SIZED.has(item.name);
-    for (const name in item.source.attribs) {
-      if (PRESENTATIONAL.has(name) || (sized && (name === 'width' || name === 'height'))) continue;
-      attribs[name] = item.source.attribs[name];
+/** The attributes Readability's clean-up leaves: the element's own object when none goes (the page is not changed after the pick). */
+function keptAttributes(source: Element, sized: boolean): Record<string, string> {
+  let any = false;
+  for (const name in source.attribs) any ||= isDropped(name, sized);
+  if (!any) return source.attribs;
+  const kept: Record<string, string> = {};
+  for (const name in source.attribs) if (!isDropped(name, sized)) kept[name] = source.attribs[name];
+  return kept;
+}
+
+function isDropped(attribute: string, sized: boolean): boolean {
+  return PRESENTATIONAL.has(attribute) || (sized && (attribute === 'width' || attribute === 'height'));
+}
+
+/**
+ * Copies the live boxes among `items` back to parsed nodes, as Readability's clean-up leaves them
+ * (presentational attributes and `javascript:` links gone). The copies wait on one stack, and each
+ * element takes its children as an exact-size slice of it: arrays grown by push are mostly spare room.
+ */
+export function copyItems(items: Array<Box | Text>): AnyNode[] {
+  const stack: AnyNode[] = [];
+  let top = 0;
+  const copyAll = (all: Array<Box | Text>): AnyNode[] => {
+    const start = top;
+    for (const item of all) {
+      if (isBox(item) && item.removed) continue;
+      const copy = copyOf(item);
+      stack[top] = copy;
+      top += 1;
     }
-  }
-  if (item.name === 'a' && attribs.href?.startsWith('javascript:')) {
-    if (item.items.length === 1 && !isBox(item.items[0])) out.push(new Text(item.items[0].data));
-    else out.push(element('span', {}, children));
-    return;
-  }
-  out.push(element(item.name, attribs, children));
+    const copies = stack.slice(start, top);
+    top = start;
+    return copies;
+  };
+  const copyOf = (item: Box | Text): AnyNode => {
+    if (!isBox(item)) return new Text(item.data);
+    const children = copyAll(item.items);
+    const attribs = item.source ? keptAttributes(item.source, SIZED.has(item.name)) : {};
+    if (item.name === 'a' && attribs.href?.startsWith('javascript:')) {
+      return item.items.length === 1 && !isBox(item.items[0]) ? new Text(item.items[0].data) : element('span', {}, children);
+    }
+    return element(item.name, attribs, children);
+  };
+  return copyAll(items);
 }
 
 export function element(name: string, attribs: Record<string, string>, children: AnyNode[]): Element {
-  const made = new Element(name, attribs, []);
-  setChildren(made, children);
+  const made = new Element(name, attribs, children);
+  for (let i = 0; i < children.length; i += 1) {
+    children[i].parent = made;
+    children[i].prev = i > 0 ? children[i - 1] : null;
+    children[i].next = i + 1 < children.length ? children[i + 1] : null;
+  }
   return made;
 }
 
@@ -47,15 +73,16 @@ function isNested(node: AnyNode): node is Element {
  */
 export function simplifyNested(parent: Element): boolean {
   let changed = false;
+  let changedHere = false;
   for (let i = 0; i < parent.children.length; i += 1) {
     let node = parent.children[i];
     while (isNested(node)) {
       const elements = node.children.filter((child): child is Element => child.type === 'tag');
-      const blank = node.children.every((child) => child.type !== 'text' || (child as Text).data.trim() === '');
+      const blank = node.children.every((child) => child.type !== 'text' || isBlank((child as Text).data));
       if (blank && elements.every((child) => child.name === 'br' || child.name === 'hr')) {
         parent.children.splice(i, 1);
         i -= 1;
-        changed = true;
+        changed = changedHere = true;
         break;
       }
       if (!blank || elements.length !== 1 || !isNested(elements[0])) break;
@@ -64,10 +91,10 @@ export function simplifyNested(parent: Element): boolean {
       child.parent = parent;
       parent.children[i] = child;
       node = child;
-      changed = true;
+      changed = changedHere = true;
     }
     if (i >= 0 && parent.children[i] === node && node.type === 'tag') changed = simplifyNested(node as Element) || changed;
   }
-  setChildren(parent, parent.children);
+  if (changedHere) setChildren(parent, parent.children);
   return changed;
 }

@@ -2,9 +2,10 @@ import { Text, type AnyNode, type Element, type ParentNode } from 'domhandler';
 import { flatText } from '../../document.js';
 import { finish, newBox, setItems, type Box, type Context, type Flags } from './box.js';
 import { prepare } from './clean.js';
-import { copyInto, element, simplifyNested } from './copy.js';
+import { copyItems, element, simplifyNested } from './copy.js';
 import { breaksToParagraphs, read } from './read.js';
 import { scoreCandidates, topCandidate, withSiblings } from './score.js';
+import { collapseWhitespace } from './text-span.js';
 
 /*
  * Readability's scoring (Mozilla Readability 0.6, _grabArticle and _prepArticle) done on the parsed
@@ -24,11 +25,11 @@ export interface ScoredArticle {
 }
 
 function collapsedText(content: Element): string {
-  return flatText(content).replace(/\s+/g, ' ').trim();
+  return collapseWhitespace(flatText(content));
 }
 
 function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: Flags): ScoredArticle {
-  const context: Context = { flags, title, bylineTaken: bylineKnown, titleTaken: false, units: [], order: 0 };
+  const context: Context = { flags, title, bylineTaken: bylineKnown, titleTaken: false, units: [], order: 0, read: [], readTop: 0 };
   const root = newBox('body', null, [], context);
   const items: Array<Box | Text> = [];
   const ancestors: string[] = ['body'];
@@ -39,7 +40,7 @@ function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: F
       if (box) items.push(box);
     }
   }
-  setItems(root, breaksToParagraphs(items, context).items);
+  setItems(root, breaksToParagraphs(items, context));
   finish(root);
   const top = scoreCandidates(context);
   const article = newBox('div', null, [], context);
@@ -53,9 +54,8 @@ function attempt(body: ParentNode, title: string, bylineKnown: boolean, flags: F
   }
   finish(article);
   prepare(article, flags);
-  const copied: AnyNode[] = [];
   const kept = pageWrapper ?? article;
-  if (!kept.removed) for (const item of kept.items) copyInto(item, copied);
+  const copied = kept.removed ? [] : copyItems(kept.items);
   const page = element('div', { class: 'page', id: 'readability-page-1' }, copied);
   const content = element('div', { id: 'readability-content' }, [page]);
   return { content, text: collapsedText(content) };

@@ -1,6 +1,7 @@
 import { Text, type Element } from 'domhandler';
 import { flatText } from '../../document.js';
 import { finish, isBox, linkDensity, newBox, setItems, type Box, type Context } from './box.js';
+import { collapseWhitespace, isBlank } from './text-span.js';
 import { marker } from './weights.js';
 
 /* Readability's word lists (class and id names, roles, tags), as it has them. */
@@ -17,7 +18,7 @@ function isBreak(item: Box | Text): boolean {
 }
 
 function isWhitespace(item: Box | Text): boolean {
-  return isBox(item) ? item.name === 'br' : item.data.trim() === '';
+  return isBox(item) ? item.name === 'br' : isBlank(item.data);
 }
 
 /** Readability's token overlap of a heading with the title: the share of the heading's words the title has. */
@@ -43,14 +44,14 @@ function nextIsBreak(items: Array<Box | Text>, at: number): number {
   for (let i = at + 1; i < items.length; i += 1) {
     const item = items[i];
     if (isBox(item)) return item.name === 'br' ? i : -1;
-    if (item.data.trim() !== '') return -1;
+    if (!isBlank(item.data)) return -1;
   }
   return -1;
 }
 
-/** Readability's _replaceBrs: two or more <br> in a row start a paragraph of the phrasing items that follow. */
-export function breaksToParagraphs(items: Array<Box | Text>, context: Context): { items: Array<Box | Text>; made: boolean } {
-  if (!items.some(isBreak)) return { items, made: false };
+/** Readability's _replaceBrs: two or more <br> in a row start a paragraph of the phrasing items that follow (`items` itself when none do). */
+export function breaksToParagraphs(items: Array<Box | Text>, context: Context): Array<Box | Text> {
+  if (!items.some(isBreak)) return items;
   const out: Array<Box | Text> = [];
   let made = false;
   for (let i = 0; i < items.length; i += 1) {
@@ -79,7 +80,7 @@ export function breaksToParagraphs(items: Array<Box | Text>, context: Context): 
     made = true;
     i = j - 1;
   }
-  return { items: out, made };
+  return made ? out : items;
 }
 
 /** Readability's reading of a div: loose phrasing runs become paragraphs; then the div is its one paragraph, a paragraph, or stays. */
@@ -112,7 +113,7 @@ function readDiv(box: Box, context: Context): Box {
     finish(box);
   }
   const elements = out.filter(isBox);
-  const onlyParagraph = elements.length === 1 && elements[0].name === 'p' && out.every((item) => isBox(item) || item.data.trim() === '');
+  const onlyParagraph = elements.length === 1 && elements[0].name === 'p' && out.every((item) => isBox(item) || isBlank(item.data));
   if (onlyParagraph && linkDensity(box.counts) < 0.25) return elements[0];
   if (!box.holdsBlock) {
     box.name = 'p';
@@ -146,7 +147,7 @@ export function read(element: Element, ancestors: string[], context: Context): B
     context.bylineTaken = true;
     return null;
   }
-  if (!context.titleTaken && (name === 'h1' || name === 'h2') && similarity(context.title, flatText(element).replace(/\s+/g, ' ').trim()) > 0.75) {
+  if (!context.titleTaken && (name === 'h1' || name === 'h2') && similarity(context.title, collapseWhitespace(flatText(element))) > 0.75) {
     context.titleTaken = true;
     return null;
   }
@@ -156,18 +157,19 @@ export function read(element: Element, ancestors: string[], context: Context): B
   }
   const box = newBox(name === 'font' ? 'span' : name, element, [], context);
   ancestors.push(name);
-  const items: Array<Box | Text> = [];
+  const start = context.readTop;
   for (const child of element.children) {
-    if (child instanceof Text) items.push(child);
-    else if (child.type === 'tag') {
-      const read_ = read(child, ancestors, context);
-      if (read_) items.push(read_);
-    }
+    const item = child instanceof Text ? child : child.type === 'tag' ? read(child, ancestors, context) : null;
+    if (!item) continue;
+    context.read[context.readTop] = item;
+    context.readTop += 1;
   }
+  const items = context.read.slice(start, context.readTop);
+  context.readTop = start;
   ancestors.pop();
   const broken = breaksToParagraphs(items, context);
-  setItems(box, broken.items);
-  if (broken.made && box.name === 'p') box.name = 'div';
+  setItems(box, broken);
+  if (broken !== items && box.name === 'p') box.name = 'div';
   finish(box);
   if (DROPPED_WHEN_EMPTY.has(box.name) && box.span.blank) {
     if (box.items.every((item) => !isBox(item) || item.name === 'br' || item.name === 'hr')) return null;

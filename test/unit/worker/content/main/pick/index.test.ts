@@ -99,6 +99,18 @@ describe('scoredArticle: Readability-style pick on the parsed page', () => {
     expect(divs.map((div) => div.attribs)).toEqual([{ class: 'story', id: 'outer' }]);
   });
 
+  it('drops presentational attributes (and sizes of tables and cells) from its copy, not from the page', () => {
+    const page = body(`<body><div class="story" style="color: red" data-id="7">${PROSE('story', 3)}<table width="300" summary="Tides"><tr><td width="20" bgcolor="blue">Cell</td></tr><tr><td>Two</td></tr></table><img src="a.png" width="400" height="300"></div></body>`);
+    const before = render(page);
+    const article = scored(page, '', false) as Element;
+    const attributes = (name: string) => findElements(article, (element) => element.name === name).map((element) => element.attribs);
+    expect(attributes('div').find((attribs) => attribs.class === 'story')).toEqual({ class: 'story', 'data-id': '7' });
+    expect(attributes('table')).toEqual([{ summary: 'Tides' }]);
+    expect(attributes('td')).toEqual([{}, {}]);
+    expect(attributes('img')).toEqual([{ src: 'a.png', width: '400', height: '300' }]);
+    expect(render(page)).toBe(before);
+  });
+
   it('gives the text of its article, also when the last pass took blank text out with a wrapper', () => {
     const picked = scoredArticle(body(`<body><div class="story">${PROSE('story', 3)}<div id="outer"> <div class="more">${PROSE('more', 2)}</div></div></div></body>`), '', false);
     expect(picked?.text).toContain('reader of the page.The more paragraph 1');
