@@ -7,6 +7,8 @@
  * pages on the event loop (worker/content/pool.ts), so a page of unclosed `<script` or `<` must not
  * cost quadratic time. The scans give what the regular expressions in the comments would give.
  */
+import { isSpace } from './content/whitespace.js';
+
 const JS_REQUIRED_NOTICE = /(enable|turn on|activate)\s+javascript|javascript\s+(is\s+)?(required|disabled|must be enabled)|requires\s+javascript/i;
 const APP_ROOT_ID = /id=["'](root|app|__next|__nuxt|svelte|ember-app|main-app)["']/gi;
 const VISIBLE_TEXT_FLOOR = 200;
@@ -98,7 +100,7 @@ function hasVisibleText(text: string, ranges: number[], floor: number): boolean 
       const code = text.charCodeAt(i);
       if (inTag) {
         if (code === GT) inTag = false;
-      } else if (isWhitespace(code)) gap = true;
+      } else if (isSpace(code)) gap = true;
       // `<[^>]+>`: a tag needs a character before its '>', and a '>' after it (before the last one, there is).
       else if (code === LT && i < lastTagEnd && (i + 1 < end ? text.charCodeAt(i + 1) !== GT : true)) {
         inTag = true;
@@ -124,13 +126,6 @@ function lastIndexInRanges(text: string, ranges: number[], char: string): number
     if (at >= ranges[r]) return at;
   }
   return -1;
-}
-
-/** The characters `\s` matches. */
-function isWhitespace(code: number): boolean {
-  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
-  if (code < 0xa0) return false;
-  return code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
 }
 
 /**

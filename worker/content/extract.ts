@@ -3,6 +3,7 @@ import type { AnyNode, Element } from 'domhandler';
 import type { ExtractRules, FieldRule, ValueRule } from '../../lib/extract/extract-rules.js';
 import { coerce } from './coerce.js';
 import { flatText } from './document.js';
+import { collapseWhitespace } from './whitespace.js';
 import { markHtmlNamespace } from './html-namespace.js';
 import { CONTENT_LIMITS } from './content-limits.js';
 
@@ -44,7 +45,7 @@ class Extractor {
   private read(rule: ValueRule, element: Element): string | null {
     switch (rule.output.kind) {
       case 'text':
-        return flatText(element).replace(/\s+/g, ' ').trim();
+        return collapseWhitespace(flatText(element));
       case 'html':
         markHtmlNamespace([element]);
         return this.$.html(element);

@@ -1,4 +1,5 @@
 import { contentRoot } from './clean.js';
+import { collapseWhitespace, isSpace } from './whitespace.js';
 import type { AnyNode, Document, Element, Text } from 'domhandler';
 
 const BLOCKS = new Set([
@@ -7,11 +8,8 @@ const BLOCKS = new Set([
   'pre', 'section', 'summary', 'table', 'tbody', 'thead', 'tfoot', 'tr', 'ul', 'caption',
 ]);
 
-/** Inner whitespace of trimmed text that is not already one space (same as collapsing every `\s+`). */
-const INNER_SPACE = /\s{2,}|[^\S ]/g;
 /** U+E000 and U+E001 (private use) in a page read as a space and a line break, as when they stood in for <pre> whitespace here. */
 const STAND_INS = /[\uE000\uE001]/g;
-const WHITESPACE = /\s/;
 
 /**
  * Collects text with paragraph breaks, tidying the whitespace between pieces as it goes: spaces and
@@ -55,10 +53,10 @@ class TextWriter {
   /** Text outside <pre>: each run of whitespace is one space. */
   private spacedText(data: string): void {
     const trimmed = data.trim();
-    if (trimmed.length !== data.length && WHITESPACE.test(data.charAt(0))) this.space(' ');
+    if (trimmed.length !== data.length && isSpace(data.charCodeAt(0))) this.space(' ');
     if (trimmed === '') return;
-    this.text(trimmed.replace(INNER_SPACE, ' '));
-    if (WHITESPACE.test(data.charAt(data.length - 1))) this.space(' ');
+    this.text(collapseWhitespace(trimmed));
+    if (isSpace(data.charCodeAt(data.length - 1))) this.space(' ');
   }
 
   private space(char: ' ' | '\t'): void {

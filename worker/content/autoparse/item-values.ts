@@ -1,5 +1,6 @@
 import type { Element } from 'domhandler';
 import { flatText } from '../document.js';
+import { collapseWhitespace } from '../whitespace.js';
 
 const SRC_ELEMENTS = new Set(['audio', 'embed', 'iframe', 'img', 'source', 'track', 'video']);
 const HREF_ELEMENTS = new Set(['a', 'area', 'link']);
@@ -17,7 +18,7 @@ export function propertyValue(element: Element, rdfa: boolean): string {
   if (name === 'object') return attribs.data ?? '';
   if ((name === 'data' || name === 'meter') && attribs.value !== undefined) return attribs.value;
   if (name === 'time' && attribs.datetime !== undefined) return attribs.datetime;
-  return flatText(element).replace(/\s+/g, ' ').trim();
+  return collapseWhitespace(flatText(element));
 }
 
 export function tokens(value: string | undefined): string[] {

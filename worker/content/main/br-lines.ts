@@ -1,6 +1,6 @@
 import type { AnyNode, Element } from 'domhandler';
 import type { Paragraph } from './paragraphs.js';
-import { collapseWhitespace } from './pick/text-span.js';
+import { collapseWhitespace } from '../whitespace.js';
 
 /* The lines of one paragraph parted by single <br> ("Staff and agencies<br>30 December, 2007<br>The story..."). */
 

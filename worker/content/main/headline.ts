@@ -1,7 +1,7 @@
 import type { Element, ParentNode } from 'domhandler';
 import { flatText } from '../document.js';
 import { findElements } from '../walk.js';
-import { collapseWhitespace } from './pick/text-span.js';
+import { collapseWhitespace } from '../whitespace.js';
 
 const HEADINGS = new Set(['h1', 'h2', 'h3']);
 /**

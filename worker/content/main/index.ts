@@ -8,7 +8,7 @@ import { dropNoiseParagraphs } from './refine.js';
 import { removeFurniture } from './preclean.js';
 import { element } from './pick/copy.js';
 import { scoredArticle } from './pick/index.js';
-import { collapseWhitespace } from './pick/text-span.js';
+import { collapseWhitespace } from '../whitespace.js';
 
 export type MainContentSource = 'article' | 'baseline' | 'page';
 

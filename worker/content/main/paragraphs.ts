@@ -1,6 +1,7 @@
 import type { AnyNode, Element, ParentNode } from 'domhandler';
 import { HEADINGS } from './pick/box.js';
-import { collapseWhitespace, scan, trimmed } from './pick/text-span.js';
+import { collapseWhitespace } from '../whitespace.js';
+import { scan, trimmed } from './pick/text-span.js';
 
 /** Tags that start a paragraph of their own (jusText's PARAGRAPH_TAGS). */
 const PARAGRAPH_TAGS = new Set([

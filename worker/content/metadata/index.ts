@@ -1,5 +1,6 @@
 import type { CheerioAPI } from 'cheerio';
 import { absoluteUrl } from '../document.js';
+import { collapseWhitespace } from '../whitespace.js';
 import { readArticleLd, type ArticleLd } from './article-ld.js';
 
 /** The envelope's `metadata` (content_type is added by the envelope). docs/content.md gives each source. */
@@ -25,7 +26,7 @@ export function emptyMetadata(): PageMetadata {
 }
 
 function clean(value: string | null | undefined): string | null {
-  const text = value?.replace(/\s+/g, ' ').trim();
+  const text = value ? collapseWhitespace(value) : '';
   return text ? text : null;
 }
 

@@ -1,5 +1,6 @@
 import { Text, type Element } from 'domhandler';
-import { collapseWhitespace, EMPTY_SPAN, extend, scan, trimmed, type Span } from './text-span.js';
+import { collapseWhitespace } from '../../whitespace.js';
+import { EMPTY_SPAN, extend, scan, trimmed, type Span } from './text-span.js';
 
 const BLOCKS = new Set(['blockquote', 'dl', 'div', 'img', 'ol', 'p', 'pre', 'table', 'ul']);
 const PHRASING = new Set([

@@ -54,11 +54,7 @@ export function copyItems(items: Array<Box | Text>): AnyNode[] {
 
 export function element(name: string, attribs: Record<string, string>, children: AnyNode[]): Element {
   const made = new Element(name, attribs, children);
-  for (let i = 0; i < children.length; i += 1) {
-    children[i].parent = made;
-    children[i].prev = i > 0 ? children[i - 1] : null;
-    children[i].next = i + 1 < children.length ? children[i + 1] : null;
-  }
+  setChildren(made, children);
   return made;
 }
 

@@ -5,7 +5,7 @@ import { prepare } from './clean.js';
 import { copyItems, element, simplifyNested } from './copy.js';
 import { breaksToParagraphs, read } from './read.js';
 import { scoreCandidates, topCandidate, withSiblings } from './score.js';
-import { collapseWhitespace } from './text-span.js';
+import { collapseWhitespace } from '../../whitespace.js';
 
 /*
  * Readability's scoring (Mozilla Readability 0.6, _grabArticle and _prepArticle) done on the parsed

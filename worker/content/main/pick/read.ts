@@ -1,7 +1,8 @@
 import { Text, type Element } from 'domhandler';
 import { flatText } from '../../document.js';
 import { finish, isBox, linkDensity, newBox, setItems, type Box, type Context } from './box.js';
-import { collapseWhitespace, isBlank } from './text-span.js';
+import { collapseWhitespace } from '../../whitespace.js';
+import { isBlank } from './text-span.js';
 import { marker } from './weights.js';
 
 /* Readability's word lists (class and id names, roles, tags), as it has them. */

@@ -1,3 +1,5 @@
+import { isSpace } from '../../whitespace.js';
+
 /** Collapsed text of a run of nodes, to join lengths without reading the text again. */
 export interface Span {
   length: number;
@@ -8,29 +10,13 @@ export interface Span {
 
 export const EMPTY_SPAN: Span = { length: 0, lead: false, trail: false, blank: true };
 
-/** Whitespace as JavaScript's \\s: ASCII spaces, the no-break space and the Unicode spaces. */
-function isSpace(code: number): boolean {
-  if (code <= 32) return code === 32 || (code >= 9 && code <= 13);
-  if (code < 160) return false;
-  return code === 160 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
-}
 
 /** Readability's comma variants (Latin, Arabic, small, vertical, ideographic...). */
 function isComma(code: number): boolean {
   return code === 0x2c || code === 0x060c || code === 0xfe50 || code === 0xfe10 || code === 0xfe11 || code === 0x2e41 || code === 0x2e34 || code === 0x2e32 || code === 0xff0c;
 }
 
-/**
- * Whitespace runs as one space (as `replace(/\s+/g, ' ')`), trimmed. A lone space, most of the
- * whitespace in prose, is no match, so the replacement has few parts to copy: /\s+/ costs ~15 bytes
- * per character of prose in match bookkeeping, this ~1.
- */
-export function collapseWhitespace(text: string): string {
-  return text.replace(SPACE_TO_COLLAPSE, ' ').trim();
-}
-
-/* Regular expressions once, not one object per call. */
-const SPACE_TO_COLLAPSE = /\s{2,}|[^\S ]/g;
+/* A regular expression once, not one object per call. */
 const NOT_SPACE = /\S/;
 
 /** Whether a text is all whitespace (as `text.trim() === ''`, without the trimmed copy). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { collapseWhitespace, isBlank, scan, trimmed, trimmedLength } from '../../../../../../worker/content/main/pick/text-span.js';
+import { isBlank, scan, trimmed, trimmedLength } from '../../../../../../worker/content/main/pick/text-span.js';
+import { collapseWhitespace } from '../../../../../../worker/content/whitespace.js';
 
 const SAMPLES = [
   '',
