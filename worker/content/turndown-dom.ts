@@ -3,10 +3,10 @@
  * children, attributes and text (kept per element until it changes, since turndown reads it for
  * every node). Made for one conversion: cloneNode gives the node itself.
  */
-/** Shared by every childless element: turndown only reads it. */
-const NO_NODES: DomNode[] = [];
-/** Given for every name no descendant has. */
-const NO_ELEMENTS: DomElement[] = [];
+/** Shared by every childless element: turndown only reads it (frozen, so a write would throw rather than reach every element). */
+const NO_NODES = Object.freeze([]) as unknown as DomNode[];
+/** Given for every name no descendant has (frozen, as NO_NODES). */
+const NO_ELEMENTS = Object.freeze([]) as unknown as DomElement[];
 
 export abstract class DomNode {
   parentNode: DomElement | null = null;
@@ -188,7 +188,6 @@ export class DomElement extends DomNode {
     return descendantsNamed(this, name.toLowerCase(), null) ?? NO_ELEMENTS;
   }
 }
-
 
 function descendantsNamed(parent: DomElement, localName: string, found: DomElement[] | null): DomElement[] | null {
   for (let child = parent.firstChild; child; child = child.nextSibling) {
