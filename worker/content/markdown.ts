@@ -4,6 +4,7 @@ import type { AnyNode } from 'domhandler';
 import { markdownDom } from './markdown-dom.js';
 import { tableRules } from './markdown-tables.js';
 import { indexRulesByName } from './turndown-rules.js';
+import { collapseWhitespace } from './whitespace.js';
 
 const LANGUAGE_CLASS = /(?:^|\s)(?:language|lang|highlight-source|brush:?)-?([\w#+.-]+)/i;
 
@@ -46,11 +47,6 @@ function escapeOnlyWhereNeeded(service: TurndownService): void {
 const BULLET = '-';
 const BULLET_PREFIX = `${BULLET} `;
 
-/** Runs of whitespace as one space (a string whose only whitespace is single spaces is given back as it is). */
-function oneSpaced(text: string): string {
-  return /[^\S ]| {2}/.test(text) ? text.replace(/\s+/g, ' ') : text;
-}
-
 /** Trailing newlines as one (a string with one or none is given back as it is). */
 function oneTrailingNewline(text: string): string {
   return text.endsWith('\n\n') ? text.replace(/\n+$/, '\n') : text;
@@ -87,7 +83,7 @@ function createService(): TurndownService {
     filter: (node) => node.nodeName === 'A',
     replacement: (content, node) => {
       const element = node as HTMLElement;
-      const text = oneSpaced(content).trim();
+      const text = collapseWhitespace(content);
       const href = element.getAttribute('href');
       if (text === '') return '';
       if (!isUsableHref(href)) return content;
