@@ -114,6 +114,9 @@ export class BrowserEngine implements Engine {
         deadline,
         signal,
         clock,
+        onStuckBrowser: () => {
+          broken = true;
+        },
       });
       const headers = { ...page.headers };
       for (const name of WIRE_BODY_HEADERS) delete headers[name];

@@ -42,6 +42,8 @@ export interface RenderRequest {
   deadline: number;
   signal: AbortSignal;
   clock: StageClock;
+  /** Called when the browser did not close the render's context in time: the pool replaces it. */
+  onStuckBrowser: () => void;
 }
 
 export type RenderedPage = Pick<
@@ -56,12 +58,18 @@ export class BrowserBroken extends Error {
   }
 }
 
-/** One render in a fresh context: navigate, wait, act, capture. The context is always closed. */
+/**
+ * One render in a fresh context: navigate, wait, act, capture. The context is always closed. The
+ * render ends when its signal aborts even if a browser call never settles: Playwright leaves
+ * `context.newPage()` pending for good when the context closes under it, and `newContext()` may
+ * still be launching when the budget runs out.
+ */
 export async function renderPage(request: RenderRequest): Promise<RenderedPage> {
   const { params, lease, clock } = request;
   const capture = params.network_capture;
   const remaining = (): number => request.deadline - Date.now();
-  const context = await request.browser.newContext({
+  const budget = rejectOnAbort(request.signal);
+  const creating = request.browser.newContext({
     proxy: { server: lease.server, username: lease.username, password: lease.password },
     viewport: request.headful ? VIEWPORT_HEADFUL : VIEWPORT_HEADLESS,
     acceptDownloads: false,
@@ -70,22 +78,59 @@ export async function renderPage(request: RenderRequest): Promise<RenderedPage> 
     locale: request.geo?.locale,
     storageState: request.session ? storageStateOf(request.session) : undefined,
   });
-  let aborted = false;
-  const onAbort = (): void => {
-    aborted = true;
-    void context.close().catch(() => undefined);
-  };
-  request.signal.addEventListener('abort', onAbort, { once: true });
+  let context: BrowserContext;
   try {
-    return await renderInContext(context, request, capture, remaining);
+    context = await Promise.race([creating, budget.spent]);
   } catch (error) {
-    if (aborted || (remaining() <= 0 && !(error instanceof ServiceError))) throw budgetTimeout(clock.stage);
+    budget.dispose();
+    // A context that arrives after the render gave up is closed as soon as it exists.
+    void creating.then((late) => late.close()).catch(() => undefined);
+    if (error === BUDGET_SPENT) throw budgetTimeout(clock.stage);
+    throw error;
+  }
+  try {
+    return await Promise.race([renderInContext(context, request, capture, remaining), budget.spent]);
+  } catch (error) {
+    if (error === BUDGET_SPENT || (remaining() <= 0 && !(error instanceof ServiceError))) throw budgetTimeout(clock.stage);
     if (error instanceof ServiceError || error instanceof BrowserBroken) throw error;
     if (isBrowserGone(error)) throw new BrowserBroken(renderFailed('The browser stopped during the render', error));
     throw renderFailed(`Render failed at ${clock.stage}`, error);
   } finally {
-    request.signal.removeEventListener('abort', onAbort);
-    await context.close().catch(() => undefined);
+    budget.dispose();
+    if (!(await closedWithin(context, CONTEXT_CLOSE_GRACE_MS))) request.onStuckBrowser();
+  }
+}
+
+/** How long closing a render's context may take before its browser counts as stuck and is replaced. */
+export const CONTEXT_CLOSE_GRACE_MS = 5_000;
+
+const BUDGET_SPENT = Symbol('budget spent');
+
+/** A promise that rejects with BUDGET_SPENT when `signal` aborts (at once if it has), never otherwise. */
+function rejectOnAbort(signal: AbortSignal): { spent: Promise<never>; dispose(): void } {
+  let onAbort = (): void => undefined;
+  const spent = new Promise<never>((_, reject) => {
+    onAbort = () => reject(BUDGET_SPENT);
+  });
+  spent.catch(() => undefined); // a render that loses the race to its own failure leaves this unobserved
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return { spent, dispose: () => signal.removeEventListener('abort', onAbort) };
+}
+
+async function closedWithin(context: BrowserContext, graceMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), graceMs);
+  });
+  const closed = context.close().then(
+    () => true,
+    () => true, // a context already gone with its browser needs no closing
+  );
+  try {
+    return await Promise.race([closed, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
