@@ -80,12 +80,18 @@ function resolveBase(base: Element | undefined, finalUrl: string): string {
   }
 }
 
+/**
+ * An http(s) URL with its `//`: the URL parser leaves the base unread for it, so it is parsed without
+ * one, at about half the cost (most URLs of real pages are written this way).
+ */
+const HTTP_WITH_AUTHORITY = /^https?:\/\//i;
+
 export function absoluteUrl(value: string | undefined, baseUrl: string): string | null {
   if (value === undefined) return null;
   const trimmed = value.trim();
   if (trimmed === '') return null;
   try {
-    return new URL(trimmed, baseUrl).href;
+    return (HTTP_WITH_AUTHORITY.test(trimmed) ? new URL(trimmed) : new URL(trimmed, baseUrl)).href;
   } catch {
     return null;
   }
