@@ -28,6 +28,28 @@ function isUsableHref(href: string | null): href is string {
   return href !== null && href.trim() !== '' && !/^\s*(javascript:|#)/i.test(href);
 }
 
+/**
+ * A URL as a markdown link destination. CommonMark ends a bare destination at whitespace and at a `)`
+ * without its `(`, so such a URL would end the link early and leak the rest of it into the text: its
+ * parentheses are then percent-encoded (all of them, so they stay balanced), and whitespace too. A URL
+ * whose parentheses pair up (`/wiki/Foo_(bar)`) is written as it is.
+ */
+export function linkDestination(url: string): string {
+  const trimmed = url.trim();
+  if (!/[()\s]/.test(trimmed)) return trimmed;
+  const spaced = trimmed.replace(/\s/g, (space) => encodeURIComponent(space));
+  return parenthesesPairUp(spaced) ? spaced : spaced.replace(/\(/g, '%28').replace(/\)/g, '%29');
+}
+
+function parenthesesPairUp(text: string): boolean {
+  let open = 0;
+  for (const char of text) {
+    if (char === '(') open += 1;
+    else if (char === ')' && --open < 0) return false;
+  }
+  return open === 0;
+}
+
 function escapeTitle(title: string): string {
   return title.replace(/"/g, '\\"').replace(/\n+/g, ' ');
 }
@@ -89,7 +111,7 @@ function createService(): TurndownService {
       if (!isUsableHref(href)) return content;
       const title = element.getAttribute('title');
       const titlePart = title ? ` "${escapeTitle(title)}"` : '';
-      return `[${text}](${href.trim()}${titlePart})`;
+      return `[${text}](${linkDestination(href)}${titlePart})`;
     },
   });
   service.addRule('listItem', {
@@ -113,7 +135,7 @@ function createService(): TurndownService {
       const src = element.getAttribute('src') ?? element.getAttribute('data-src');
       if (!src || /^\s*data:/i.test(src)) return '';
       const alt = (element.getAttribute('alt') ?? '').replace(/[\[\]\n]/g, ' ').trim();
-      return `![${alt}](${src.trim()})`;
+      return `![${alt}](${linkDestination(src)})`;
     },
   });
   indexRulesByName(service);
