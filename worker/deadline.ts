@@ -34,3 +34,16 @@ function linkTo(target: { abort(reason?: unknown): void }, ms: number, parent: J
     parent?.removeEventListener('abort', onAbort);
   };
 }
+
+/** Whether `work` settles (fulfilled or rejected) within `ms`; it goes on either way. */
+export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    work.then(() => true, () => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  return settled;
+}

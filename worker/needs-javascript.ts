@@ -43,7 +43,7 @@ function lastIndexOfPattern(text: string, pattern: RegExp): number {
   return last;
 }
 
-/** The closing tag of each name stripBlocks meets, a global, case-insensitive pattern made once. */
+/** The closing tag of each name keptRanges meets, a global, case-insensitive pattern made once. */
 const CLOSERS = new Map<string, RegExp>();
 
 /**

@@ -20,6 +20,7 @@ import {
   type WorkerHeartbeat,
 } from '../lib/protocol/index.js';
 import { Cancellation } from './cancellation.js';
+import { settlesWithin } from './deadline.js';
 import type { Engine } from './engine.js';
 import { runJob, type ContentRunner } from './runner.js';
 import { Semaphore } from './semaphore.js';
@@ -181,18 +182,6 @@ function browserSessionsOf(sessions: { capacity: number; in_use: number } | null
 
 /** How long jobs aborted at the end of the grace period get to send their answer. */
 const ABORTED_JOBS_SETTLE_MS = 5000;
-
-async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const settled = await Promise.race([
-    work.then(() => true, () => true),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-    }),
-  ]);
-  clearTimeout(timer);
-  return settled;
-}
 
 /** Several engines in one process (`trawler all`) share one registry, so the metrics are made once. */
 function workerMetrics(registry: Registry) {

@@ -21,6 +21,7 @@ import { sessionStateAfter, storageStateOf } from './session-state.js';
 import { NetworkQuiet, SETTLE_MAX_MS, settle } from './settle.js';
 import { declareSharedCharset } from './charset-declare.js';
 import { StageClock } from './stage-clock.js';
+import { settlesWithin } from '../deadline.js';
 
 export const WAIT_FOR_DEFAULT_MS = 10_000;
 /** After DOMContentLoaded, how long the `load` event may take before the render goes on without it. */
@@ -97,7 +98,8 @@ export async function renderPage(request: RenderRequest): Promise<RenderedPage> 
     throw renderFailed(`Render failed at ${clock.stage}`, error);
   } finally {
     budget.dispose();
-    if (!(await closedWithin(context, CONTEXT_CLOSE_GRACE_MS))) request.onStuckBrowser();
+    // A context already gone with its browser rejects its close: that counts as closed.
+    if (!(await settlesWithin(context.close(), CONTEXT_CLOSE_GRACE_MS))) request.onStuckBrowser();
   }
 }
 
@@ -116,22 +118,6 @@ function rejectOnAbort(signal: AbortSignal): { spent: Promise<never>; dispose():
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
   return { spent, dispose: () => signal.removeEventListener('abort', onAbort) };
-}
-
-async function closedWithin(context: BrowserContext, graceMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), graceMs);
-  });
-  const closed = context.close().then(
-    () => true,
-    () => true, // a context already gone with its browser needs no closing
-  );
-  try {
-    return await Promise.race([closed, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 async function renderInContext(
